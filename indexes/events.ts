@@ -1,0 +1,27 @@
+import { type IndexDefinition } from '../src/storage/port.js';
+
+export const eventIndexes = [
+  // GET /events/by-slug/{slug}; slugs are unique per resource type (design §3).
+  { name: 'events_slug_unique', key: { slug: 1 }, unique: true },
+  // The default event list: status filter, ordered by start then id.
+  { name: 'events_status_start', key: { status: 1, startUtc: 1, _id: 1 } },
+  // end_date / ends_* bounds combined with status.
+  { name: 'events_status_end', key: { status: 1, endUtc: 1 } },
+  // venue=…, and unlinking a trashed venue from its events.
+  { name: 'events_venue_start', key: { venueId: 1, startUtc: 1 } },
+  // organizer=… (multikey), and unlinking a trashed organizer.
+  { name: 'events_organizers_start', key: { organizerIds: 1, startUtc: 1 } },
+  // categories=… (multikey; descendants expanded by the compiler).
+  { name: 'events_categories_start', key: { categoryIds: 1, startUtc: 1 } },
+  // tags=… (multikey).
+  { name: 'events_tags_start', key: { tagIds: 1, startUtc: 1 } },
+  // post_parent=… (series of occurrences).
+  { name: 'events_post_parent', key: { postParent: 1, startUtc: 1 } },
+  // search=…: candidates by any word; searchTerms $all then requires every word.
+  {
+    name: 'events_text',
+    key: { title: 'text', description: 'text', excerpt: 'text' },
+    weights: { title: 10, excerpt: 3, description: 1 },
+    default_language: 'english',
+  },
+] satisfies IndexDefinition[];

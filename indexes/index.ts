@@ -1,0 +1,15 @@
+import { type IndexSet } from '../src/storage/port.js';
+import { categoryIndexes } from './categories.js';
+import { eventIndexes } from './events.js';
+import { organizerIndexes } from './organizers.js';
+import { tagIndexes } from './tags.js';
+import { venueIndexes } from './venues.js';
+
+/** Every index of every collection; applied by both engines before the server listens. */
+export const indexes: IndexSet = {
+  events: eventIndexes,
+  venues: venueIndexes,
+  organizers: organizerIndexes,
+  categories: categoryIndexes,
+  tags: tagIndexes,
+};

@@ -1,0 +1,28 @@
+import { type IndexDefinition } from '../src/storage/port.js';
+
+export const venueIndexes = [
+  // GET /venues/by-slug/{slug}.
+  { name: 'venues_slug_unique', key: { slug: 1 }, unique: true },
+  // De-duplication on create: case-insensitive name lookup (reference §6.4).
+  { name: 'venues_name_key', key: { nameKey: 1 } },
+  // Venue lists ordered by name then id.
+  { name: 'venues_status_name', key: { status: 1, name: 1, _id: 1 } },
+  // Geolocation filters: $geoWithin/$centerSphere and distance ordering (design §6).
+  { name: 'venues_location_2dsphere', key: { location: '2dsphere' }, '2dsphereIndexVersion': 3 },
+  // search=… over the reference's venue fields (design §9.6).
+  {
+    name: 'venues_text',
+    key: {
+      name: 'text',
+      description: 'text',
+      address: 'text',
+      city: 'text',
+      province: 'text',
+      state: 'text',
+      stateprovince: 'text',
+      zip: 'text',
+      phone: 'text',
+    },
+    default_language: 'english',
+  },
+] satisfies IndexDefinition[];

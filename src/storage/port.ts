@@ -1,0 +1,269 @@
+/**
+ * The storage port: everything above src/storage speaks these types only.
+ * No driver type (ObjectId, Filter, FindCursor, MongoError) may appear here.
+ *
+ * Both engines (mongodb, embedded) implement `Storage` and execute the same `CompiledQuery`.
+ */
+
+// ---------------------------------------------------------------------------
+// Stored documents
+// ---------------------------------------------------------------------------
+
+export const POST_STATUSES = ['publish', 'future', 'draft', 'pending', 'private', 'trash'] as const;
+export type PostStatus = (typeof POST_STATUSES)[number];
+
+export interface GeoPoint {
+  type: 'Point';
+  /** GeoJSON order: [longitude, latitude]. */
+  coordinates: [number, number];
+}
+
+export interface StoredImage {
+  url: string;
+  extension: string;
+}
+
+/** Fields shared by events, venues and organizers (WordPress "posts"). Ids come from the `posts` sequence. */
+export interface PostDoc {
+  _id: number;
+  slug: string;
+  status: PostStatus;
+  /** Author user id; 0 when none. */
+  authorId: number;
+  /** Publication date (instant). */
+  dateUtc: Date;
+  /** Last modification (instant). */
+  modifiedUtc: Date;
+  description: string;
+  excerpt: string;
+  image: StoredImage | null;
+  /**
+   * Stemmed, stop-word-free search terms of the searchable fields (src/lib/text.ts).
+   * `$text` finds candidates through the text index (any word); `searchTerms: { $all }` then
+   * requires every word (design §5.8), identically on both engines.
+   */
+  searchTerms: string[];
+}
+
+export interface EventDoc extends PostDoc {
+  title: string;
+  startUtc: Date;
+  endUtc: Date;
+  /** IANA id, `UTC`, or `UTC±N` (reference §9). */
+  timezone: string;
+  allDay: boolean;
+  /** Cost components as sent, e.g. ["20$"] or ["0", "20", "30"]; [] when none. */
+  cost: string[];
+  currencySymbol: string;
+  currencyPosition: '' | 'prefix' | 'postfix';
+  /** null: never set (the representation then shows the permalink, like the reference). */
+  website: string | null;
+  showMap: boolean;
+  showMapLink: boolean;
+  hideFromListings: boolean;
+  sticky: boolean;
+  featured: boolean;
+  ticketed: boolean;
+  postParent: number | null;
+  venueId: number | null;
+  organizerIds: number[];
+  categoryIds: number[];
+  tagIds: number[];
+  /** Event password (reference §7.4); null when not protected. Never serialised. */
+  password: string | null;
+}
+
+export interface VenueDoc extends PostDoc {
+  name: string;
+  /** Lower-cased name, for de-duplication on create (reference §6.4). */
+  nameKey: string;
+  address: string;
+  city: string;
+  country: string;
+  province: string;
+  state: string;
+  zip: string;
+  phone: string;
+  stateprovince: string;
+  website: string;
+  showMap: boolean;
+  showMapLink: boolean;
+  location: GeoPoint | null;
+  geoSource: 'provided' | 'gazetteer' | null;
+}
+
+export interface OrganizerDoc extends PostDoc {
+  name: string;
+  nameKey: string;
+  phone: string;
+  website: string;
+  email: string;
+}
+
+/** Categories and tags (WordPress "terms"). Ids come from the `terms` sequence. */
+export interface TermDoc {
+  _id: number;
+  name: string;
+  /** Lower-cased name; unique per parent (categories) or per taxonomy (tags). */
+  nameKey: string;
+  slug: string;
+  description: string;
+  /** Parent category id; 0 for roots and for every tag. */
+  parent: number;
+}
+
+export type CategoryDoc = TermDoc;
+export type TagDoc = TermDoc;
+
+export interface DocumentTypes {
+  events: EventDoc;
+  venues: VenueDoc;
+  organizers: OrganizerDoc;
+  categories: CategoryDoc;
+  tags: TagDoc;
+}
+
+export type CollectionName = keyof DocumentTypes;
+export const COLLECTION_NAMES = ['events', 'venues', 'organizers', 'categories', 'tags'] as const satisfies readonly CollectionName[];
+
+/** Two id sequences, like WordPress: posts (events, venues, organizers) and terms (categories, tags). */
+export type SequenceName = 'posts' | 'terms';
+
+// ---------------------------------------------------------------------------
+// Queries: a closed subset of MongoDB's query language, implemented by both engines
+// ---------------------------------------------------------------------------
+
+export type Scalar = string | number | boolean | Date | null;
+
+export interface CenterSphere {
+  /** [[lng, lat], radiusInRadians] — MongoDB's `$centerSphere`. */
+  $centerSphere: [[number, number], number];
+}
+
+export interface FieldOperators {
+  $eq?: Scalar;
+  $ne?: Scalar;
+  $in?: Scalar[];
+  $nin?: Scalar[];
+  $gt?: Scalar;
+  $gte?: Scalar;
+  $lt?: Scalar;
+  $lte?: Scalar;
+  $exists?: boolean;
+  $all?: Scalar[];
+  $geoWithin?: CenterSphere;
+}
+
+export type FieldCondition = Scalar | FieldOperators;
+
+export interface TextSearch {
+  $search: string;
+  $language?: 'english';
+  $caseSensitive?: false;
+  $diacriticSensitive?: false;
+}
+
+/**
+ * A filter. Field keys map to a condition; `$and`/`$or`/`$nor` combine filters; `$text` is allowed
+ * once, at the top level or directly inside a top-level `$and` (as in MongoDB).
+ */
+export interface Filter {
+  $and?: Filter[];
+  $or?: Filter[];
+  $nor?: Filter[];
+  $text?: TextSearch;
+  [field: string]: FieldCondition | Filter[] | TextSearch | undefined;
+}
+
+export type SortDirection = 1 | -1;
+/** Ordered sort keys; always end with a unique key (`_id`) so paging is stable. */
+export type Sort = Array<[field: string, direction: SortDirection]>;
+
+export interface CompiledQuery {
+  filter: Filter;
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Number of documents matching the filter, ignoring skip/limit. */
+  total: number;
+}
+
+/** Partial update of one document: `$set` replaces fields, `$unset` removes them. */
+export interface Update<T> {
+  $set?: Partial<T>;
+  $unset?: Array<keyof T & string>;
+}
+
+/** Update applied to many documents (e.g. unlinking a trashed venue from every event). */
+export interface ManyUpdate {
+  $set?: Record<string, Scalar | Scalar[]>;
+  /** Remove a value from an array field. */
+  $pull?: Record<string, Scalar>;
+}
+
+// ---------------------------------------------------------------------------
+// Index definitions (indexes/*.ts): the single source of index truth
+// ---------------------------------------------------------------------------
+
+export type IndexKeyType = 1 | -1 | 'text' | '2dsphere';
+
+/** Structurally a subset of the driver's `IndexDescription`, so the mongodb engine passes it through. */
+export interface IndexDefinition {
+  name: string;
+  key: Record<string, IndexKeyType>;
+  unique?: boolean;
+  weights?: Record<string, number>;
+  default_language?: 'english';
+  /** 2dsphere index version (3 is current). */
+  '2dsphereIndexVersion'?: 3;
+}
+
+export type IndexSet = { [K in CollectionName]: IndexDefinition[] };
+
+// ---------------------------------------------------------------------------
+// Collections and storage
+// ---------------------------------------------------------------------------
+
+export interface Collection<T extends { _id: number }> {
+  /** Insert a new document. Throws DuplicateKeyError when a unique index is violated. */
+  insertOne(doc: T): Promise<void>;
+  findById(id: number): Promise<T | null>;
+  findOne(filter: Filter): Promise<T | null>;
+  find(query: CompiledQuery): Promise<T[]>;
+  /** `find` plus the total number of matches (ignoring skip/limit). */
+  findPage(query: CompiledQuery): Promise<Page<T>>;
+  count(filter: Filter): Promise<number>;
+  /**
+   * Update one document by id and return it as stored afterwards, or null if absent.
+   * Throws DuplicateKeyError when a unique index would be violated (nothing is written then).
+   */
+  updateById(id: number, update: Update<T>): Promise<T | null>;
+  /** Returns the number of documents modified. */
+  updateMany(filter: Filter, update: ManyUpdate): Promise<number>;
+  /** Permanently delete; returns whether a document was removed. */
+  deleteById(id: number): Promise<boolean>;
+}
+
+export type EngineName = 'mongodb' | 'embedded';
+
+export interface Storage {
+  readonly engine: EngineName;
+  /** Why this engine was chosen (shown at start-up and by the readiness route). */
+  readonly reason: string;
+  readonly events: Collection<EventDoc>;
+  readonly venues: Collection<VenueDoc>;
+  readonly organizers: Collection<OrganizerDoc>;
+  readonly categories: Collection<CategoryDoc>;
+  readonly tags: Collection<TagDoc>;
+  /** Next id of a sequence (atomic; never reused). */
+  nextId(sequence: SequenceName): Promise<number>;
+  /** Create the indexes of `indexes/` (idempotent). Must complete before the server listens. */
+  ensureIndexes(): Promise<void>;
+  /** Resolves when storage answers; rejects with StorageUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
