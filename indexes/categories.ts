@@ -1,6 +1,6 @@
 import { type IndexDefinition } from '../src/storage/port.js';
 
-export const categoryIndexes = [
+export const categoryIndexes: IndexDefinition[] = [
   // Categories are addressed by id; slugs stay unique (WordPress term slugs).
   { name: 'categories_slug_unique', key: { slug: 1 }, unique: true },
   // Duplicate names are refused under the same parent (`term_exists`), race-free.

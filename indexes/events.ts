@@ -1,6 +1,6 @@
 import { type IndexDefinition } from '../src/storage/port.js';
 
-export const eventIndexes = [
+export const eventIndexes: IndexDefinition[] = [
   // GET /events/by-slug/{slug}; slugs are unique per resource type (design §3).
   { name: 'events_slug_unique', key: { slug: 1 }, unique: true },
   // The default event list: status filter, ordered by start then id.

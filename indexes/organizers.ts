@@ -1,6 +1,6 @@
 import { type IndexDefinition } from '../src/storage/port.js';
 
-export const organizerIndexes = [
+export const organizerIndexes: IndexDefinition[] = [
   // GET /organizers/by-slug/{slug}.
   { name: 'organizers_slug_unique', key: { slug: 1 }, unique: true },
   // De-duplication on create: case-insensitive name lookup (reference §6.4).

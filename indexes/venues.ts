@@ -1,6 +1,6 @@
 import { type IndexDefinition } from '../src/storage/port.js';
 
-export const venueIndexes = [
+export const venueIndexes: IndexDefinition[] = [
   // GET /venues/by-slug/{slug}.
   { name: 'venues_slug_unique', key: { slug: 1 }, unique: true },
   // De-duplication on create: case-insensitive name lookup (reference §6.4).

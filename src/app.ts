@@ -1,0 +1,119 @@
+/**
+ * buildApp: plugins and routes, no I/O. Used by src/server.ts and by the tests (through inject).
+ */
+import cors from '@fastify/cors';
+import formbody from '@fastify/formbody';
+import { type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { type Config } from './config.js';
+import { invalidParam } from './errors.js';
+import { parseQueryString } from './lib/querystring.js';
+import { installAuth } from './plugins/auth.js';
+import { clientErrorHandler, installErrorHandling } from './plugins/error-handler.js';
+import { installValidation } from './plugins/validation.js';
+import { NAMESPACE } from './routes/context.js';
+import { eventRoutes } from './routes/events.js';
+import { healthRoutes } from './routes/health.js';
+import { createEventsService } from './services/events.js';
+import { type Storage } from './storage/port.js';
+
+export interface AppOptions {
+  config: Config;
+  storage: Storage;
+  /** A pino logger or Fastify logger options; false silences the app (tests). */
+  logger?: FastifyBaseLogger | FastifyServerOptions['logger'];
+}
+
+/** The language roots (design §4): routes, parameters and defaults are identical under each. */
+export const ROOTS = ['', '/en', '/de', '/fr'] as const;
+
+/** Query parameters whose values never reach the logs. */
+const SECRET_QUERY = /([?&](?:password|token|access_token)=)[^&]*/gi;
+
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY, '$1[redacted]');
+}
+
+/** First `$`-prefixed key in a query or body, as a parameter name (operator injection is refused). */
+export function findOperatorKey(value: unknown, path: string[] = [], depth = 0): string | null {
+  if (depth > 32 || value === null || typeof value !== 'object') return null;
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    if (key.startsWith('$')) return [...path, key][0] as string;
+    const found = findOperatorKey(child, [...path, key], depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+export function buildApp({ config, storage, logger }: AppOptions): FastifyInstance {
+  const loggerOptions =
+    logger === undefined
+      ? {
+          level: config.logLevel,
+          redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'body.password'], censor: '[redacted]' },
+          serializers: {
+            req: (req: { method: string; url: string; host?: string; ip?: string }) => ({
+              method: req.method,
+              url: redactUrl(req.url),
+              host: req.host,
+              remoteAddress: req.ip,
+            }),
+          },
+        }
+      : logger;
+
+  const app = Fastify({
+    ...(loggerOptions !== null && typeof loggerOptions === 'object' && 'child' in loggerOptions
+      ? { loggerInstance: loggerOptions as FastifyBaseLogger }
+      : { logger: loggerOptions as FastifyServerOptions['logger'] }),
+    bodyLimit: config.bodyLimit,
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: 72_000,
+    trustProxy: config.trustProxy,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    clientErrorHandler,
+    routerOptions: {
+      // `rest_url` links end in a slash (`…/events/`), as the reference's do.
+      ignoreTrailingSlash: true,
+      maxParamLength: 500,
+      querystringParser: parseQueryString,
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installValidation(app);
+  installErrorHandling(app);
+  installAuth(app, config.apiTokens);
+
+  app.register(formbody, { parser: (body: string) => parseQueryString(body) });
+  if (config.corsOrigins.length > 0) {
+    app.register(cors, {
+      origin: config.corsOrigins.includes('*') ? '*' : [...config.corsOrigins],
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type'],
+      exposedHeaders: ['X-TEC-Total', 'X-TEC-TotalPages', 'Link'],
+      maxAge: 600,
+    });
+  }
+
+  // Operator injection: `$`-prefixed keys are refused wherever they appear (design §8, issue 2).
+  app.addHook('preValidation', async (request) => {
+    const key = findOperatorKey(request.query) ?? findOperatorKey(request.body);
+    if (key !== null) throw invalidParam(key, `${key} is not a valid parameter name.`);
+  });
+
+  const events = createEventsService({ storage, siteTimezone: config.siteTimezone });
+  app.register(healthRoutes, { storage });
+  for (const root of ROOTS) {
+    app.register(eventRoutes, {
+      prefix: `${root}/${NAMESPACE}`,
+      root,
+      siteTimezone: config.siteTimezone,
+      publicUrl: config.publicUrl,
+      events,
+    });
+  }
+  return app;
+}

@@ -1,0 +1,23 @@
+import { type FastifyRequest } from 'fastify';
+import { type SerializeContext } from '../serialize/context.js';
+
+export const NAMESPACE = 'calendar/events/v1';
+
+export interface ApiRouteOptions {
+  /** The language root this copy of the route table is served under: '', '/en', '/de' or '/fr'. */
+  root: string;
+  siteTimezone: string;
+  publicUrl: string | null;
+}
+
+/** Links use the root and host the request came in on (design §4). */
+export function serializeContext(request: FastifyRequest, options: ApiRouteOptions, single: boolean): SerializeContext {
+  const origin = `${request.protocol}://${request.host}`;
+  return {
+    apiBase: `${origin}${options.root}/${NAMESPACE}`,
+    siteUrl: options.publicUrl ?? origin,
+    siteTimezone: options.siteTimezone,
+    single,
+    now: new Date(),
+  };
+}

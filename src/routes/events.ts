@@ -1,0 +1,70 @@
+import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorResponses, IdParamsSchema, SlugParamsSchema } from '../schemas/common.js';
+import {
+  EVENT_GENERATED_FIELDS,
+  EventCreateSchema,
+  EventPatchByIdSchema,
+  EventPatchSchema,
+  EventReadQuerySchema,
+  EventResponseSchema,
+} from '../schemas/events.js';
+import { serializeEvent } from '../serialize/events.js';
+import { type EventsService } from '../services/events.js';
+import { type ApiRouteOptions, serializeContext } from './context.js';
+import { ignoreBodyFields } from './hooks.js';
+
+export interface EventRoutesOptions extends ApiRouteOptions {
+  events: EventsService;
+}
+
+const ID = '/events/:id(^\\d+$)';
+const SLUG = '/events/by-slug/:slug';
+const WRITE = ['POST', 'PUT', 'PATCH'] as const;
+const single = { 200: EventResponseSchema, ...ErrorResponses };
+const stripGenerated = ignoreBodyFields(EVENT_GENERATED_FIELDS);
+
+export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, options) => {
+  const { events } = options;
+  const present = (request: Parameters<typeof serializeContext>[0], result: Awaited<ReturnType<EventsService['get']>>, isSingle = false) =>
+    serializeEvent(result.doc, result.relations, serializeContext(request, options, isSingle));
+
+  app.post(
+    '/events',
+    { config: { access: 'write' }, preValidation: stripGenerated, schema: { body: EventCreateSchema, response: { 201: EventResponseSchema, ...ErrorResponses } } },
+    async (request, reply) => {
+      const result = await events.create(request.body, request.caller!);
+      return reply.code(201).send(present(request, result));
+    },
+  );
+
+  app.get(ID, { schema: { params: IdParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
+    present(request, await events.get({ id: request.params.id }, { caller: request.caller, ...request.query }), true),
+  );
+  app.get(SLUG, { schema: { params: SlugParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
+    present(request, await events.get({ slug: request.params.slug }, { caller: request.caller, ...request.query }), true),
+  );
+
+  app.route({
+    method: [...WRITE],
+    url: ID,
+    config: { access: 'write' },
+    preValidation: stripGenerated,
+    schema: { params: IdParamsSchema, body: EventPatchByIdSchema, response: single },
+    handler: async (request) => present(request, await events.update({ id: request.params.id }, request.body, request.caller!)),
+  });
+  app.route({
+    method: [...WRITE],
+    url: SLUG,
+    config: { access: 'write' },
+    preValidation: stripGenerated,
+    schema: { params: SlugParamsSchema, body: EventPatchSchema, response: single },
+    handler: async (request) => present(request, await events.update({ slug: request.params.slug }, request.body, request.caller!)),
+  });
+
+  app.delete(ID, { config: { access: 'write' }, schema: { params: IdParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
+    present(request, await events.trash({ id: request.params.id })),
+  );
+  app.delete(SLUG, { config: { access: 'write' }, schema: { params: SlugParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
+    present(request, await events.trash({ slug: request.params.slug })),
+  );
+};

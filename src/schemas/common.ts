@@ -1,0 +1,114 @@
+/**
+ * Shared TypeBox pieces. They validate requests (src/plugins/validation.ts) and serialise
+ * responses (fast-json-stringify), and are never re-declared inline.
+ */
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+
+/** Ids are positive integers below 2^53 (JSON numbers stay exact). */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+export const MAX_SLUG_LENGTH = 200;
+export const MAX_TITLE_LENGTH = 1000;
+export const MAX_TEXT_LENGTH = 200_000;
+export const MAX_SHORT_TEXT_LENGTH = 1000;
+export const MAX_URL_LENGTH = 2048;
+export const MAX_LIST_ITEMS = 100;
+
+export const ErrorResponseSchema = Type.Object(
+  {
+    code: Type.String(),
+    message: Type.String(),
+    data: Type.Object({ status: Type.Integer() }, { additionalProperties: true }),
+  },
+  { $id: 'ErrorResponse', description: 'The error shape of every 4xx and 5xx response' },
+);
+export type ErrorResponse = Static<typeof ErrorResponseSchema>;
+
+export const IdParamsSchema = Type.Object({
+  id: Type.Integer({ minimum: 0, maximum: MAX_ID, description: 'Numeric id' }),
+});
+export type IdParams = Static<typeof IdParamsSchema>;
+
+export const SlugParamsSchema = Type.Object({
+  slug: Type.String({ minLength: 1, maxLength: MAX_SLUG_LENGTH, description: 'Slug' }),
+});
+export type SlugParams = Static<typeof SlugParamsSchema>;
+
+/**
+ * WordPress boolean (reference §1.4): JSON true/false, 1/0, or the strings true/false/1/0 in any
+ * case. The `title` names the type in validation messages ("featured is not of type boolean.").
+ */
+export const WpBoolean = (options: { description?: string } = {}) =>
+  Type.Union(
+    [
+      Type.Boolean(),
+      Type.Literal(0),
+      Type.Literal(1),
+      Type.String({ pattern: '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[01])$' }),
+    ],
+    { title: 'boolean', ...options },
+  );
+export type WpBooleanValue = Static<ReturnType<typeof WpBoolean>>;
+
+/** A positive integer, also as a numeric string (form-encoded bodies carry only strings). */
+export const WpPositiveInteger = (options: { description?: string } = {}) =>
+  Type.Union([Type.Integer({ minimum: 1, maximum: MAX_ID }), Type.String({ pattern: '^0*[1-9][0-9]{0,15}$' })], {
+    title: 'integer',
+    ...options,
+  });
+
+/** A date-time input: a string (strtotime-compatible) or a Unix timestamp. */
+export const DateInput = (options: { description?: string } = {}) =>
+  Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Integer({ minimum: 0, maximum: 253402300799 })], {
+    title: 'date',
+    ...options,
+  });
+
+/** A list of ids, slugs or names: an array, a comma-separated string, or a single id. */
+export const ListInput = (options: { description?: string } = {}) =>
+  Type.Union(
+    [
+      Type.String({ maxLength: MAX_SHORT_TEXT_LENGTH * 10 }),
+      Type.Integer({ minimum: 0, maximum: MAX_ID }),
+      Type.Array(Type.Union([Type.String({ maxLength: MAX_SHORT_TEXT_LENGTH }), Type.Integer({ minimum: 0, maximum: MAX_ID })]), {
+        maxItems: MAX_LIST_ITEMS,
+      }),
+    ],
+    { title: 'list', ...options },
+  );
+export type ListInputValue = Static<ReturnType<typeof ListInput>>;
+
+/** `YYYY-MM-DD HH:MM:SS` parts as zero-padded strings (reference §2.1). */
+export const DateDetailsSchema = Type.Object({
+  year: Type.String(),
+  month: Type.String(),
+  day: Type.String(),
+  hour: Type.String(),
+  minutes: Type.String(),
+  seconds: Type.String(),
+});
+
+/** The reference's image object (§2.2); we keep what an http(s) URL gives us. */
+export const ImageSchema = Type.Object({
+  url: Type.String(),
+  id: Type.Optional(Type.Integer()),
+  extension: Type.Optional(Type.String()),
+});
+
+/** `image` on events: the image object or `false`. */
+export const ImageOrFalseSchema = Type.Union([ImageSchema, Type.Literal(false)]);
+
+/** An always-empty JSON array (PHP's empty array), e.g. `custom_fields`, `meta`. */
+export const EmptyArraySchema = Type.Array(Type.Unknown(), { maxItems: 0 });
+
+export const ErrorResponses = {
+  400: ErrorResponseSchema,
+  401: ErrorResponseSchema,
+  403: ErrorResponseSchema,
+  404: ErrorResponseSchema,
+  409: ErrorResponseSchema,
+  410: ErrorResponseSchema,
+  413: ErrorResponseSchema,
+  415: ErrorResponseSchema,
+  500: ErrorResponseSchema,
+  503: ErrorResponseSchema,
+} satisfies Record<number, TSchema>;

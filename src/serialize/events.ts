@@ -1,0 +1,115 @@
+import { costDetails, formatCost } from '../lib/cost.js';
+import { dateDetails, formatWallClock, isoWithOffset, timezoneAbbr } from '../lib/dates.js';
+import { autoParagraph, escapeHtml } from '../lib/html.js';
+import { type EventResponse } from '../schemas/events.js';
+import { type EventDoc, type OrganizerDoc, type TermDoc, type VenueDoc } from '../storage/port.js';
+import { type SerializeContext, globalId, imageObject, permalink } from './context.js';
+import { organizerJsonLd, serializeOrganizer } from './organizers.js';
+import { serializeEventTerm } from './terms.js';
+import { serializeVenue, venueJsonLd } from './venues.js';
+
+/** The linked records an event's representation embeds, loaded by the service. */
+export interface EventRelations {
+  venue: VenueDoc | null;
+  organizers: OrganizerDoc[];
+  categories: Array<{ doc: TermDoc; count: number }>;
+  tags: Array<{ doc: TermDoc; count: number }>;
+}
+
+export const NO_RELATIONS: EventRelations = { venue: null, organizers: [], categories: [], tags: [] };
+
+function eventJsonLd(doc: EventDoc, rel: EventRelations, ctx: SerializeContext, url: string): Record<string, unknown> {
+  const summary = autoParagraph(doc.excerpt !== '' ? doc.excerpt : doc.description);
+  const ld: Record<string, unknown> = {
+    '@context': 'http://schema.org',
+    '@type': 'Event',
+    name: doc.title,
+    description: escapeHtml(summary),
+    url,
+    eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+    eventStatus: 'https://schema.org/EventScheduled',
+    startDate: isoWithOffset(doc.startUtc, doc.timezone),
+    endDate: isoWithOffset(doc.endUtc, doc.timezone),
+  };
+  if (doc.image) ld.image = doc.image.url;
+  if (rel.venue) ld.location = venueJsonLd(rel.venue);
+  const [firstOrganizer] = rel.organizers;
+  if (firstOrganizer) ld.organizer = organizerJsonLd(firstOrganizer);
+  const details = costDetails(doc.cost, doc.currencySymbol, doc.currencyPosition);
+  const [price] = details.values;
+  if (price !== undefined) {
+    ld.offers = {
+      '@type': 'Offer',
+      price,
+      priceCurrency: 'USD',
+      url,
+      category: 'primary',
+      availability: 'inStock',
+      validFrom: isoWithOffset(new Date(Date.UTC(doc.dateUtc.getUTCFullYear(), doc.dateUtc.getUTCMonth(), doc.dateUtc.getUTCDate())), 'UTC'),
+    };
+  }
+  ld.performer = 'Organization';
+  return ld;
+}
+
+/** The event object of reference §2.1, field for field, then our extension fields. */
+export function serializeEvent(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): EventResponse {
+  const id = globalId(ctx, doc._id);
+  const url = permalink(ctx, 'event', doc.slug);
+  const start = formatWallClock(doc.startUtc, doc.timezone);
+  const end = formatWallClock(doc.endUtc, doc.timezone);
+  const utcStart = formatWallClock(doc.startUtc, 'UTC');
+  const utcEnd = formatWallClock(doc.endUtc, 'UTC');
+  const byName = (a: { doc: TermDoc }, b: { doc: TermDoc }) =>
+    a.doc.name.localeCompare(b.doc.name, 'en', { sensitivity: 'base' }) || a.doc._id - b.doc._id;
+
+  const out: EventResponse = {
+    id: doc._id,
+    global_id: id,
+    global_id_lineage: [id],
+    author: String(doc.authorId),
+    status: doc.status,
+    date: formatWallClock(doc.dateUtc, ctx.siteTimezone),
+    date_utc: formatWallClock(doc.dateUtc, 'UTC'),
+    modified: formatWallClock(doc.modifiedUtc, ctx.siteTimezone),
+    modified_utc: formatWallClock(doc.modifiedUtc, 'UTC'),
+    url,
+    rest_url: `${ctx.apiBase}/events/${doc._id}`,
+    title: doc.title,
+    description: autoParagraph(doc.description),
+    excerpt: autoParagraph(doc.excerpt),
+    slug: doc.slug,
+    image: doc.image ? imageObject(doc.image) : false,
+    all_day: doc.allDay,
+    start_date: start,
+    start_date_details: dateDetails(start),
+    end_date: end,
+    end_date_details: dateDetails(end),
+    utc_start_date: utcStart,
+    utc_start_date_details: dateDetails(utcStart),
+    utc_end_date: utcEnd,
+    utc_end_date_details: dateDetails(utcEnd),
+    timezone: doc.timezone,
+    timezone_abbr: timezoneAbbr(doc.timezone, doc.startUtc),
+    cost: formatCost(doc.cost, doc.currencySymbol, doc.currencyPosition),
+    cost_details: costDetails(doc.cost, doc.currencySymbol, doc.currencyPosition),
+    website: doc.website ?? url,
+    show_map: doc.showMap,
+    show_map_link: doc.showMapLink,
+    hide_from_listings: doc.hideFromListings,
+    sticky: doc.sticky,
+    featured: doc.featured,
+    categories: [...rel.categories].sort(byName).map((t) => serializeEventTerm(t.doc, 'categories', t.count, ctx)),
+    tags: [...rel.tags].sort(byName).map((t) => serializeEventTerm(t.doc, 'tags', t.count, ctx)),
+    venue: rel.venue ? serializeVenue(rel.venue, ctx) : [],
+    organizer: rel.organizers.map((o) => serializeOrganizer(o, ctx)),
+    custom_fields: [],
+    ticketed: doc.ticketed,
+    post_parent: doc.postParent ?? 0,
+  };
+  // json_ld only on single reads of published, unprotected events (reference §2.7).
+  if (ctx.single && doc.status === 'publish' && doc.password === null) {
+    out.json_ld = eventJsonLd(doc, rel, ctx, url);
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+import { escapeHtml, autoParagraph } from '../lib/html.js';
+import { formatWallClock } from '../lib/dates.js';
+import { type VenueResponse } from '../schemas/venues.js';
+import { type VenueDoc } from '../storage/port.js';
+import { type SerializeContext, globalId, imageObject, permalink } from './context.js';
+
+/** Schema.org Place for json_ld (reference §2.7), also used as an event's `location`. */
+export function venueJsonLd(doc: VenueDoc): Record<string, unknown> {
+  const ld: Record<string, unknown> = {
+    '@type': 'Place',
+    name: doc.name,
+    description: escapeHtml(autoParagraph(doc.description)),
+    url: '',
+    address: {
+      '@type': 'PostalAddress',
+      streetAddress: doc.address,
+      addressLocality: doc.city,
+      addressRegion: doc.stateprovince || doc.state || doc.province,
+      postalCode: doc.zip,
+      addressCountry: doc.country,
+    },
+    telephone: doc.phone,
+    sameAs: doc.website,
+  };
+  if (doc.location) {
+    ld.geo = { '@type': 'GeoCoordinates', latitude: doc.location.coordinates[1], longitude: doc.location.coordinates[0] };
+  }
+  return ld;
+}
+
+/** The venue object of reference §2.4: keys from `id` to `json_ld` are dropped when empty. */
+export function serializeVenue(doc: VenueDoc, ctx: SerializeContext): VenueResponse {
+  const full: Record<string, unknown> = {
+    id: doc._id,
+    author: doc.authorId > 0 ? String(doc.authorId) : '',
+    status: doc.status,
+    date: formatWallClock(doc.dateUtc, ctx.siteTimezone),
+    date_utc: formatWallClock(doc.dateUtc, 'UTC'),
+    modified: formatWallClock(doc.modifiedUtc, ctx.siteTimezone),
+    modified_utc: formatWallClock(doc.modifiedUtc, 'UTC'),
+    url: permalink(ctx, 'venue', doc.slug),
+    venue: doc.name,
+    description: autoParagraph(doc.description),
+    excerpt: autoParagraph(doc.excerpt),
+    slug: doc.slug,
+    image: doc.image ? imageObject(doc.image) : '',
+    address: doc.address,
+    city: doc.city,
+    country: doc.country,
+    province: doc.province,
+    state: doc.state,
+    zip: doc.zip,
+    phone: doc.phone,
+    website: doc.website,
+    stateprovince: doc.stateprovince,
+    json_ld: ctx.single && doc.status === 'publish' ? venueJsonLd(doc) : '',
+  };
+  const out = Object.fromEntries(Object.entries(full).filter(([, v]) => v !== '' && v !== '0')) as VenueResponse;
+  out.show_map = doc.showMap;
+  out.show_map_link = doc.showMapLink;
+  out.global_id = globalId(ctx, doc._id);
+  out.global_id_lineage = [out.global_id];
+  if (doc.location) {
+    out.geo_lat = doc.location.coordinates[1];
+    out.geo_lng = doc.location.coordinates[0];
+    if (doc.geoSource) out.geo_source = doc.geoSource;
+  }
+  return out;
+}

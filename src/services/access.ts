@@ -1,0 +1,28 @@
+/**
+ * Who is asking, and what they may see. Visibility is evaluated at read time, so a scheduled
+ * (`future`) post becomes public at its publication instant without any job running.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { type Role } from '../config.js';
+import { type PostStatus } from '../storage/port.js';
+
+export interface Caller {
+  role: Role;
+  authorId: number;
+}
+
+export const isTokenHolder = (caller: Caller | null): caller is Caller => caller !== null;
+export const canWrite = (caller: Caller | null): boolean => caller?.role === 'editor';
+
+/** The status a reader sees: `future` turns into `publish` once its date has passed. */
+export function effectiveStatus(doc: { status: PostStatus; dateUtc: Date }, now: Date): PostStatus {
+  return doc.status === 'future' && doc.dateUtc.getTime() <= now.getTime() ? 'publish' : doc.status;
+}
+
+const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/** Constant-time comparison of a presented password with the stored one. */
+export function passwordMatches(stored: string, presented: string | undefined): boolean {
+  if (presented === undefined) return false;
+  return timingSafeEqual(digest(stored), digest(presented));
+}

@@ -1,0 +1,407 @@
+/**
+ * Single-event use cases: create, read, update (truly partial, design §5.3), trash.
+ * Every write validates the whole body and every reference before anything is written.
+ */
+import { parseCost } from '../lib/cost.js';
+import {
+  allDayBounds,
+  formatWallClock,
+  isValidTimezone,
+  parseDateInput,
+  wallClockToInstant,
+} from '../lib/dates.js';
+import { slugCandidate, slugFrom } from '../lib/slug.js';
+import { searchTermsOf } from '../lib/text.js';
+import {
+  AccessDeniedError,
+  ConflictError,
+  DuplicateKeyError,
+  GoneError,
+  InvalidParamsError,
+  NotFoundError,
+} from '../errors.js';
+import { type EventCreate, type EventPatchById } from '../schemas/events.js';
+import { type EventRelations } from '../serialize/events.js';
+import {
+  type EventDoc,
+  type OrganizerDoc,
+  type PostStatus,
+  type Storage,
+  type StoredImage,
+  type TermDoc,
+  type VenueDoc,
+} from '../storage/port.js';
+import { type Caller, effectiveStatus, passwordMatches } from './access.js';
+import { ParamErrors, toBool, toHttpUrl, toId, toList } from './input.js';
+
+export type EventKey = { id: number } | { slug: string };
+
+export interface ReadOptions {
+  caller: Caller | null;
+  password?: string | undefined;
+  context?: string | undefined;
+}
+
+export interface EventsServiceDeps {
+  storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
+  siteTimezone: string;
+  now?: () => Date;
+}
+
+/** Input of a write: a create body, or a patch (which may carry a password on id routes). */
+type EventInput = Partial<EventCreate> & Pick<EventPatchById, 'password'>;
+
+const SLUG_INDEX = 'events_slug_unique';
+const MAX_SLUG_ATTEMPTS = 100;
+
+export function createEventsService({ storage, siteTimezone, now = () => new Date() }: EventsServiceDeps) {
+  async function findEvent(key: EventKey): Promise<EventDoc> {
+    const doc = 'id' in key ? await storage.events.findById(key.id) : await storage.events.findOne({ slug: key.slug });
+    if (!doc) throw 'id' in key ? new NotFoundError('event', key.id) : new NotFoundError('event', key.slug, 'slug');
+    return doc;
+  }
+
+  /** Reads follow reference §4.2/§7.3: trash is gone for everyone, unpublished needs a token. */
+  function assertReadable(doc: EventDoc, options: ReadOptions): void {
+    if (doc.status === 'trash') {
+      throw new AccessDeniedError('event-no-longer-available', 'This event is no longer available');
+    }
+    if (effectiveStatus(doc, now()) !== 'publish' && options.caller === null) {
+      throw new AccessDeniedError('event-not-accessible', 'The requested event is not accessible');
+    }
+    if (doc.password !== null) {
+      const editContext = options.context === 'edit' && options.caller?.role === 'editor';
+      if (!editContext && !passwordMatches(doc.password, options.password)) {
+        throw new AccessDeniedError('event-password-protected', 'The requested event is not accessible without a password');
+      }
+    }
+  }
+
+  async function termsWithCounts(collection: 'categories' | 'tags', ids: number[]) {
+    if (ids.length === 0) return [];
+    const field = collection === 'categories' ? 'categoryIds' : 'tagIds';
+    const docs = await storage[collection].find({ filter: { _id: { $in: ids } } });
+    return Promise.all(
+      docs.map(async (doc) => ({ doc, count: await storage.events.count({ [field]: doc._id, status: 'publish' }) })),
+    );
+  }
+
+  async function relationsOf(doc: EventDoc): Promise<EventRelations> {
+    const [venue, organizers, categories, tags] = await Promise.all([
+      doc.venueId === null ? null : storage.venues.findById(doc.venueId),
+      doc.organizerIds.length === 0 ? [] : storage.organizers.find({ filter: { _id: { $in: doc.organizerIds } } }),
+      termsWithCounts('categories', doc.categoryIds),
+      termsWithCounts('tags', doc.tagIds),
+    ]);
+    // Keep the order the organizers were linked in.
+    const byId = new Map(organizers.map((o) => [o._id, o]));
+    return {
+      venue,
+      organizers: doc.organizerIds.map((id) => byId.get(id)).filter((o): o is OrganizerDoc => o !== undefined),
+      categories,
+      tags,
+    };
+  }
+
+  /** Turns the body into stored fields, checking every value and reference; throws one 400 naming all. */
+  async function resolve(input: EventInput, current: EventDoc | null, caller: Caller) {
+    const errors = new ParamErrors();
+    const at = now();
+    const set: Partial<EventDoc> = {};
+
+    if (input.title !== undefined) {
+      if (input.title.trim() === '') errors.add('title', 'title must not be empty.');
+      else set.title = input.title.trim();
+    }
+    if (input.description !== undefined) set.description = input.description;
+    if (input.excerpt !== undefined) set.excerpt = input.excerpt;
+
+    // Time zone first: dates are read in it.
+    let timezone = current?.timezone ?? siteTimezone;
+    if (input.timezone !== undefined) {
+      const tz = input.timezone.trim();
+      if (tz === '') timezone = siteTimezone;
+      else if (isValidTimezone(tz)) timezone = tz;
+      else errors.add('timezone', 'timezone must be an IANA time zone (e.g. Europe/Berlin), UTC or UTC±N.');
+    }
+    const timezoneChanged = current !== null && timezone !== current.timezone;
+
+    const parseIn = (name: 'start_date' | 'end_date' | 'date' | 'date_utc', zone: string): Date | null => {
+      const raw = input[name];
+      if (raw === undefined) return null;
+      const parsed = parseDateInput(raw, { timezone: zone, now: at });
+      if (parsed === null) errors.add(name, `${name} is not a valid date.`);
+      return parsed;
+    };
+    // Without a new value, a time-zone change keeps the wall clock (design §9.8).
+    const carry = (instant: Date): Date =>
+      timezoneChanged && current ? wallClockToInstant(formatWallClock(instant, current.timezone), timezone) : instant;
+
+    const start = parseIn('start_date', timezone) ?? (current ? carry(current.startUtc) : null);
+    const end = parseIn('end_date', timezone) ?? (current ? carry(current.endUtc) : null);
+    const allDay = input.all_day !== undefined ? toBool(input.all_day) : (current?.allDay ?? false);
+    if (start && end) {
+      const bounds = allDay ? allDayBounds(start, end, timezone) : { start, end };
+      if (bounds.end.getTime() < bounds.start.getTime()) errors.add('end_date', 'end_date must not be before start_date.');
+      set.startUtc = bounds.start;
+      set.endUtc = bounds.end;
+    }
+    if (current === null || input.timezone !== undefined) set.timezone = timezone;
+    if (current === null || input.all_day !== undefined) set.allDay = allDay;
+
+    const dateUtc = parseIn('date_utc', 'UTC');
+    const date = parseIn('date', timezone);
+    if (dateUtc ?? date) set.dateUtc = (dateUtc ?? date) as Date;
+
+    if (input.author !== undefined) set.authorId = toId(input.author) ?? 0;
+    if (input.status !== undefined) set.status = input.status;
+
+    if (input.image !== undefined) {
+      const image = resolveImage(input.image);
+      if (image === undefined) {
+        errors.add(
+          'image',
+          typeof input.image === 'number' || /^\d+$/.test(input.image)
+            ? 'image must be an http(s) URL: this service has no media library, so attachment ids are not accepted.'
+            : 'image must be an http(s) URL of an image.',
+        );
+      } else set.image = image;
+    }
+    if (input.cost !== undefined) {
+      const cost = parseCost(input.cost);
+      if (cost === null) errors.add('cost', 'cost must be a string, a number or a list of them.');
+      else Object.assign(set, cost);
+    }
+    if (input.website !== undefined) {
+      const website = input.website.trim();
+      if (website !== '' && toHttpUrl(website) === null) errors.add('website', 'website must be an http(s) URL.');
+      else set.website = website;
+    }
+    if (input.show_map !== undefined) set.showMap = toBool(input.show_map);
+    if (input.show_map_link !== undefined) set.showMapLink = toBool(input.show_map_link);
+    if (input.hide_from_listings !== undefined) set.hideFromListings = toBool(input.hide_from_listings);
+    if (input.sticky !== undefined) set.sticky = toBool(input.sticky);
+    if (input.featured !== undefined) set.featured = toBool(input.featured);
+    if (input.ticketed !== undefined) set.ticketed = toBool(input.ticketed);
+    if (input.password !== undefined) set.password = input.password === '' ? null : input.password;
+
+    // References: every id must exist (design §9.3).
+    const [venueId, organizerIds, categoryIds, tagIds, postParent] = await Promise.all([
+      input.venue === undefined ? undefined : resolveVenue(input.venue, errors),
+      input.organizer === undefined ? undefined : resolveOrganizers(input.organizer, errors),
+      input.categories === undefined ? undefined : resolveTerms('categories', input.categories, errors),
+      input.tags === undefined ? undefined : resolveTerms('tags', input.tags, errors),
+      input.post_parent === undefined ? undefined : resolveParent(input.post_parent, current, errors),
+    ]);
+    if (venueId !== undefined) set.venueId = venueId;
+    if (organizerIds !== undefined) set.organizerIds = organizerIds;
+    if (categoryIds !== undefined) set.categoryIds = categoryIds;
+    if (tagIds !== undefined) set.tagIds = tagIds;
+    if (postParent !== undefined) set.postParent = postParent;
+
+    if (!errors.empty) throw new InvalidParamsError(errors.params);
+
+    // A publication date in the future schedules the post, as WordPress does.
+    const status = set.status ?? current?.status ?? 'publish';
+    const when = set.dateUtc ?? current?.dateUtc ?? at;
+    if (status === 'publish' && when.getTime() > at.getTime()) set.status = 'future';
+
+    if (input.title !== undefined || input.description !== undefined || input.excerpt !== undefined) {
+      set.searchTerms = searchTermsOf(
+        set.title ?? current?.title,
+        set.description ?? current?.description,
+        set.excerpt ?? current?.excerpt,
+      );
+    }
+    set.modifiedUtc = at;
+    if (current === null && set.authorId === undefined) set.authorId = caller.authorId;
+    return set;
+  }
+
+  function resolveImage(value: string | number): StoredImage | null | undefined {
+    if (typeof value === 'number') return undefined;
+    const trimmed = value.trim();
+    if (trimmed === '') return null;
+    const url = toHttpUrl(trimmed);
+    if (!url) return undefined;
+    const ext = /\.([A-Za-z0-9]{1,8})$/.exec(url.pathname)?.[1]?.toLowerCase() ?? '';
+    return { url: url.toString(), extension: ext };
+  }
+
+  async function resolveVenue(value: unknown, errors: ParamErrors): Promise<number | null | undefined> {
+    const single = Array.isArray(value) ? value[0] : value;
+    if (single === undefined || single === 0 || single === '' || single === '0') return null;
+    const id = toId(typeof single === 'object' && single !== null ? (single as { id: unknown }).id : single);
+    const venue: VenueDoc | null = id === null ? null : await storage.venues.findById(id);
+    if (!venue) {
+      errors.add('venue', 'venue must be the id of an existing venue.');
+      return undefined;
+    }
+    return venue._id;
+  }
+
+  async function resolveOrganizers(value: unknown, errors: ParamErrors): Promise<number[] | undefined> {
+    const items = Array.isArray(value) ? value : toList(value as string | number);
+    const ids: number[] = [];
+    for (const item of items) {
+      if (item === 0 || item === '' || item === '0') continue;
+      const id = toId(typeof item === 'object' && item !== null ? (item as { id: unknown }).id : item);
+      if (id === null) {
+        errors.add('organizer', 'organizer must list ids of existing organizers.');
+        return undefined;
+      }
+      if (!ids.includes(id)) ids.push(id);
+    }
+    if (ids.length === 0) return [];
+    const found = await storage.organizers.find({ filter: { _id: { $in: ids } } });
+    if (found.length !== ids.length) {
+      const missing = ids.filter((id) => !found.some((o) => o._id === id));
+      errors.add('organizer', `organizer lists ids that are not organizers: ${missing.join(', ')}.`);
+      return undefined;
+    }
+    return ids;
+  }
+
+  /** Ids, then slugs, then names (reference §5.0 `is_term_of_taxonomy`). */
+  async function resolveTerms(
+    collection: 'categories' | 'tags',
+    value: EventCreate['categories'],
+    errors: ParamErrors,
+  ): Promise<number[] | undefined> {
+    const ids: number[] = [];
+    for (const item of toList(value)) {
+      const id = toId(item);
+      let term: TermDoc | null;
+      if (id !== null) term = await storage[collection].findById(id);
+      else {
+        const text = String(item).trim();
+        term =
+          (await storage[collection].findOne({ slug: text })) ??
+          (await storage[collection].findOne({ nameKey: text.toLowerCase() }));
+      }
+      if (!term) {
+        errors.add(collection, `${collection} lists "${String(item)}", which is not an existing ${collection === 'categories' ? 'category' : 'tag'}.`);
+        return undefined;
+      }
+      if (!ids.includes(term._id)) ids.push(term._id);
+    }
+    return ids;
+  }
+
+  async function resolveParent(value: number | string, current: EventDoc | null, errors: ParamErrors) {
+    if (value === 0 || value === '' || /^0+$/.test(String(value))) return null;
+    const id = toId(value);
+    const parent = id === null ? null : await storage.events.findById(id);
+    if (!parent || (current !== null && parent._id === current._id)) {
+      errors.add('post_parent', 'post_parent must be the id of another existing event.');
+      return undefined;
+    }
+    return parent._id;
+  }
+
+  /** Inserts with a unique slug: an explicit or derived slug that is taken gets -2, -3, … */
+  async function insertWithUniqueSlug(doc: EventDoc): Promise<EventDoc> {
+    const base = doc.slug;
+    for (let attempt = 1; attempt <= MAX_SLUG_ATTEMPTS; attempt++) {
+      const candidate = { ...doc, slug: slugCandidate(base, attempt) };
+      try {
+        await storage.events.insertOne(candidate);
+        return candidate;
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError && err.index === SLUG_INDEX)) throw err;
+      }
+    }
+    // Past a hundred clashes, the id makes the slug unique.
+    const candidate = { ...doc, slug: `${base}-${doc._id}` };
+    await storage.events.insertOne(candidate);
+    return candidate;
+  }
+
+  return {
+    async get(key: EventKey, options: ReadOptions) {
+      const doc = await findEvent(key);
+      assertReadable(doc, options);
+      return { doc: { ...doc, status: effectiveStatus(doc, now()) }, relations: await relationsOf(doc) };
+    },
+
+    async create(input: EventCreate, caller: Caller) {
+      const set = await resolve(input, null, caller);
+      const id = await storage.nextId('posts');
+      const at = now();
+      const doc: EventDoc = {
+        _id: id,
+        slug: slugFrom(input.slug ?? input.title, `event-${id}`),
+        status: 'publish' as PostStatus,
+        authorId: 0,
+        dateUtc: at,
+        modifiedUtc: at,
+        title: '',
+        description: '',
+        excerpt: '',
+        image: null,
+        searchTerms: [],
+        startUtc: at,
+        endUtc: at,
+        timezone: siteTimezone,
+        allDay: false,
+        cost: [],
+        currencySymbol: '',
+        currencyPosition: '',
+        website: null,
+        showMap: false,
+        showMapLink: false,
+        hideFromListings: false,
+        sticky: false,
+        featured: false,
+        ticketed: false,
+        postParent: null,
+        venueId: null,
+        organizerIds: [],
+        categoryIds: [],
+        tagIds: [],
+        password: null,
+        ...set,
+      };
+      const stored = await insertWithUniqueSlug(doc);
+      return { doc: stored, relations: await relationsOf(stored) };
+    },
+
+    async update(key: EventKey, input: EventInput, caller: Caller) {
+      const current = await findEvent(key);
+      const set = await resolve(input, current, caller);
+      if (input.slug !== undefined) {
+        const slug = slugFrom(input.slug, current.slug);
+        if (slug !== current.slug) {
+          const owner = await storage.events.findOne({ slug });
+          if (owner && owner._id !== current._id) {
+            throw new ConflictError('rest_slug_conflict', `The slug "${slug}" is already used by event ${owner._id}.`, { params: { slug: 'slug is already in use.' } });
+          }
+          set.slug = slug;
+        }
+      }
+      let updated: EventDoc | null;
+      try {
+        updated = await storage.events.updateById(current._id, { $set: set });
+      } catch (err) {
+        // Lost a race for the slug between the check and the write.
+        if (err instanceof DuplicateKeyError && err.index === SLUG_INDEX) {
+          throw new ConflictError('rest_slug_conflict', `The slug "${String(set.slug)}" is already used by another event.`, { params: { slug: 'slug is already in use.' } });
+        }
+        throw err;
+      }
+      if (!updated) throw new NotFoundError('event', current._id);
+      return { doc: updated, relations: await relationsOf(updated) };
+    },
+
+    /** Moves the event to the trash (reference §6.6); a second delete is 410. */
+    async trash(key: EventKey) {
+      const current = await findEvent(key);
+      if (current.status === 'trash') throw new GoneError('event');
+      const updated = await storage.events.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } });
+      if (!updated) throw new NotFoundError('event', current._id);
+      return { doc: updated, relations: await relationsOf(updated) };
+    },
+  };
+}
+
+export type EventsService = ReturnType<typeof createEventsService>;

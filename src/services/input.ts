@@ -1,0 +1,53 @@
+/**
+ * Normalisation of validated request values into domain values. The schemas have already checked
+ * shapes; these functions apply the reference's coercions (reference §1.4, §5.0).
+ */
+import { type ListInputValue, type WpBooleanValue } from '../schemas/common.js';
+
+/** WordPress boolean coercion: "false", "0", 0, false → false; "true", "1", 1, true → true. */
+export function toBool(value: WpBooleanValue): boolean {
+  if (typeof value === 'string') return value.toLowerCase() === 'true' || value === '1';
+  return value === true || value === 1;
+}
+
+/**
+ * The reference's list parsing (COMMON Utils/Array::list): a string is split on commas with the
+ * whitespace around each comma removed; empty items are dropped.
+ */
+export function toList(value: ListInputValue | string[] | undefined): Array<string | number> {
+  if (value === undefined || value === '') return [];
+  if (typeof value === 'number') return [value];
+  const items = Array.isArray(value) ? value : value.split(/\s*,\s*/);
+  return items.filter((item) => item !== '');
+}
+
+/** A numeric id from an integer or a string of digits; null for anything else. */
+export function toId(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? value : null;
+  if (typeof value === 'string' && /^\d{1,16}$/.test(value)) {
+    const n = Number(value);
+    return Number.isSafeInteger(n) && n > 0 ? n : null;
+  }
+  return null;
+}
+
+/** An http(s) URL, or null when the value is not one. */
+export function toHttpUrl(value: string): URL | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Collects parameter errors so one 400 names every bad parameter. */
+export class ParamErrors {
+  readonly params: Record<string, string> = {};
+  add(name: string, message: string): void {
+    if (!(name in this.params)) this.params[name] = message;
+  }
+  get empty(): boolean {
+    return Object.keys(this.params).length === 0;
+  }
+}
