@@ -1,10 +1,16 @@
 /**
  * The storage engines the suites run against (design §3 "Contract suite").
- * Embedded always runs; MongoDB runs when one can be had.
+ * Embedded always runs (unless CALENDAR_TEST_ENGINES=mongodb); MongoDB runs when ./global-setup.ts
+ * found one, each `open()` in its own throwaway database.
  */
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
 import { indexes } from '../../indexes/index.js';
+import { loadConfig, loadTestEngineChoice } from '../../src/config.js';
 import { createEmbeddedStorage } from '../../src/storage/embedded/index.js';
+import { createMongoStorage } from '../../src/storage/mongodb/index.js';
 import { type EngineName, type Storage } from '../../src/storage/port.js';
+import { type MongoTestTarget, NO_MONGODB_REASON } from './global-setup.js';
 
 export interface EngineUnderTest {
   name: EngineName;
@@ -17,15 +23,63 @@ export interface EngineSelection {
   skipped: Array<{ name: EngineName; reason: string }>;
 }
 
-export async function enginesUnderTest(): Promise<EngineSelection> {
-  const embedded: EngineUnderTest = {
-    name: 'embedded',
+const embedded: EngineUnderTest = {
+  name: 'embedded',
+  async open() {
+    const storage = createEmbeddedStorage({ indexes, reason: 'test' });
+    await storage.ensureIndexes();
+    return storage;
+  },
+};
+
+function mongoTarget(): MongoTestTarget {
+  const provided = inject('calendarMongo') as MongoTestTarget | undefined;
+  if (provided !== undefined) return provided;
+  // Run without the globalSetup (another config): only an explicit URI can be used here.
+  const { mongodbUri } = loadConfig();
+  return mongodbUri !== null
+    ? { available: true, uri: mongodbUri, source: 'MONGODB_URI' }
+    : { available: false, reason: NO_MONGODB_REASON };
+}
+
+function mongoEngine(uri: string, source: string): EngineUnderTest {
+  return {
+    name: 'mongodb',
     async open() {
-      const storage = createEmbeddedStorage({ indexes, reason: 'test' });
-      await storage.ensureIndexes();
+      // Database names are limited to 63 bytes; the random part keeps parallel workers apart.
+      const dbName = `calendar_test_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+      const storage = await createMongoStorage({
+        uri,
+        dbName,
+        indexes,
+        reason: `test (${source})`,
+        dropDatabaseOnClose: true,
+      });
+      try {
+        await storage.ensureIndexes();
+      } catch (error) {
+        await storage.close().catch(() => undefined);
+        throw error;
+      }
       return storage;
     },
   };
-  // TODO(helper B): MongoDB via MONGODB_URI or mongodb-memory-server.
-  return { engines: [embedded], skipped: [{ name: 'mongodb', reason: 'no MONGODB_URI, no mongod binary' }] };
+}
+
+export async function enginesUnderTest(): Promise<EngineSelection> {
+  const choice = loadTestEngineChoice();
+  const engines: EngineUnderTest[] = [];
+  const skipped: EngineSelection['skipped'] = [];
+  if (choice !== 'mongodb') engines.push(embedded);
+  if (choice !== 'embedded') {
+    const target = mongoTarget();
+    if (target.available) {
+      engines.push(mongoEngine(target.uri, target.source));
+    } else if (choice === 'mongodb') {
+      throw new Error(`CALENDAR_TEST_ENGINES=mongodb but no MongoDB is available: ${target.reason}`);
+    } else {
+      skipped.push({ name: 'mongodb', reason: target.reason });
+    }
+  }
+  return { engines, skipped };
 }

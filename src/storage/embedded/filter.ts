@@ -1,0 +1,288 @@
+/**
+ * Validates a filter against the closed query language of port.ts and splits it into what the
+ * embedded engine's indexes serve ($text, $geoWithin, _id and unique-key look-ups) and a residual
+ * filter for mingo. mingo only ever sees operators we allow, so a filter that runs here also runs
+ * (with the same meaning) on MongoDB.
+ */
+import { UnsupportedQueryError } from '../../errors.js';
+import { searchWords } from '../../lib/text.js';
+import { type Filter, type Scalar, type Sort } from '../port.js';
+import { isPlainObject } from './bson.js';
+import { type LngLat } from './geo-index.js';
+
+export type MingoFilter = Record<string, unknown>;
+
+export interface GeoCondition {
+  field: string;
+  center: LngLat;
+  radius: number;
+}
+
+export interface FilterPlan {
+  /** Stems of the top-level `$text` search; null when the filter has none. */
+  textTerms: string[] | null;
+  /** `$geoWithin` conditions every match must satisfy (served as candidate sets). */
+  geo: GeoCondition[];
+  /** Top-level conjunctive `field = value` conditions (candidates for index look-ups). */
+  equalities: Array<{ field: string; values: Scalar[] }>;
+  /** Everything else, for mingo. */
+  residual: MingoFilter;
+}
+
+/** Resolves a `$geoWithin` nested under `$or`/`$nor` to the ids of the documents it matches. */
+export type GeoResolver = (condition: GeoCondition) => Set<number>;
+
+const COMPARISON_OPERATORS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte']);
+const LIST_OPERATORS = new Set(['$in', '$nin', '$all']);
+const TEXT_KEYS = new Set(['$search', '$language', '$caseSensitive', '$diacriticSensitive']);
+/** Matches no document; used for `$all: []`, which MongoDB never matches. */
+const MATCH_NOTHING: MingoFilter = { _id: { $in: [] } };
+
+function refuse(message: string): never {
+  throw new UnsupportedQueryError(message);
+}
+
+function display(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (value instanceof Date) return `Date(${value.toISOString()})`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+export function isScalar(value: unknown): value is Scalar {
+  if (value === null) return true;
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return true;
+    default:
+      return value instanceof Date && !Number.isNaN(value.getTime());
+  }
+}
+
+function checkScalar(value: unknown, where: string): Scalar {
+  if (value === undefined) {
+    // The driver would send undefined as null (or drop it with ignoreUndefined); refuse rather than guess.
+    refuse(`${where}: undefined is not a query value; use null or omit the condition.`);
+  }
+  if (!isScalar(value)) refuse(`${where}: ${display(value)} is not a supported value (string, number, boolean, Date or null).`);
+  return value;
+}
+
+/** A plain dotted field path: no operator segment, no empty segment. */
+export function checkFieldPath(path: string, where: string): void {
+  if (path === '' || path.split('.').some((segment) => segment === '' || segment.startsWith('$'))) {
+    refuse(`${where}: ${display(path)} is not a plain field path.`);
+  }
+}
+
+interface WalkState {
+  textCount: number;
+  textTerms: string[] | null;
+  geo: GeoCondition[];
+  equalities: Array<{ field: string; values: Scalar[] }>;
+  resolveGeo: GeoResolver;
+}
+
+/** `conjunctive`: every match must satisfy this object; `textAllowed`: top level or directly in a top-level $and. */
+interface Position {
+  conjunctive: boolean;
+  textAllowed: boolean;
+  path: string;
+}
+
+export function planFilter(filter: Filter, resolveGeo: GeoResolver): FilterPlan {
+  if (!isPlainObject(filter)) refuse(`A filter must be a plain object, got ${display(filter)}.`);
+  const state: WalkState = { textCount: 0, textTerms: null, geo: [], equalities: [], resolveGeo };
+  const conjuncts = walkObject(filter, { conjunctive: true, textAllowed: true, path: 'filter' }, state, true);
+  return {
+    textTerms: state.textTerms,
+    geo: state.geo,
+    equalities: state.equalities,
+    residual: combine(conjuncts),
+  };
+}
+
+function combine(conjuncts: MingoFilter[]): MingoFilter {
+  if (conjuncts.length === 0) return {};
+  if (conjuncts.length === 1) return conjuncts[0]!;
+  return { $and: conjuncts };
+}
+
+function walkObject(
+  filter: Record<string, unknown>,
+  position: Position,
+  state: WalkState,
+  topLevel: boolean,
+): MingoFilter[] {
+  const conjuncts: MingoFilter[] = [];
+  for (const [key, value] of Object.entries(filter)) {
+    const where = `${position.path}.${key}`;
+    if (key === '$and' || key === '$or' || key === '$nor') {
+      const children = checkFilterList(value, where);
+      const childPosition: Position =
+        key === '$and'
+          ? { conjunctive: position.conjunctive, textAllowed: topLevel, path: where }
+          : { conjunctive: false, textAllowed: false, path: where };
+      const rewritten = children.map((child, i) =>
+        combine(walkObject(child, { ...childPosition, path: `${where}[${i}]` }, state, false)),
+      );
+      // A child emptied by stripping $text matches everything; mingo needs no {} conjunct for it.
+      if (key === '$and') conjuncts.push(...rewritten.filter((child) => Object.keys(child).length > 0));
+      else conjuncts.push({ [key]: rewritten });
+    } else if (key === '$text') {
+      walkText(value, position, state, where);
+    } else if (key.startsWith('$')) {
+      refuse(`${where}: the operator ${key} is not supported (allowed at this level: $and, $or, $nor, $text).`);
+    } else {
+      checkFieldPath(key, where);
+      conjuncts.push(...walkField(key, value, position, state, where));
+    }
+  }
+  return conjuncts;
+}
+
+function checkFilterList(value: unknown, where: string): Array<Record<string, unknown>> {
+  // MongoDB: "$and/$or/$nor must be a nonempty array" of objects.
+  if (!Array.isArray(value) || value.length === 0) refuse(`${where} must be a non-empty array of filters.`);
+  for (const child of value) {
+    if (!isPlainObject(child)) refuse(`${where} must contain only filter objects, got ${display(child)}.`);
+  }
+  return value as Array<Record<string, unknown>>;
+}
+
+function walkText(value: unknown, position: Position, state: WalkState, where: string): void {
+  state.textCount += 1;
+  // MongoDB: "Too many text expressions".
+  if (state.textCount > 1) refuse('A filter may contain only one $text expression.');
+  if (!position.textAllowed) {
+    refuse(`${where}: $text is only allowed at the top level of a filter or directly inside a top-level $and.`);
+  }
+  if (!isPlainObject(value)) refuse(`${where} must be an object with $search.`);
+  for (const key of Object.keys(value)) {
+    if (!TEXT_KEYS.has(key)) refuse(`${where}: unknown $text option ${key}.`);
+  }
+  const search = value.$search;
+  if (typeof search !== 'string') refuse(`${where}.$search must be a string.`);
+  if (value.$language !== undefined && value.$language !== 'english') {
+    refuse(`${where}.$language: only "english" is supported.`);
+  }
+  if (value.$caseSensitive !== undefined && value.$caseSensitive !== false) {
+    refuse(`${where}.$caseSensitive: only case-insensitive search is supported.`);
+  }
+  if (value.$diacriticSensitive !== undefined && value.$diacriticSensitive !== false) {
+    refuse(`${where}.$diacriticSensitive: only diacritic-insensitive search is supported.`);
+  }
+  // MongoDB supports phrases and negations; we never emit them, so refuse instead of approximating.
+  if (search.includes('"')) refuse(`${where}.$search: phrases ("…") are not supported by the embedded engine.`);
+  // fts_query_parser.cpp: a "-" starts a negation when it follows whitespace (or starts the
+  // search) and is directly followed by a word or phrase.
+  if (/(?:^|[ \n\v\f\r])-+[^ \n\v\f\r-]/.test(search)) {
+    refuse(`${where}.$search: negated terms (-word) are not supported by the embedded engine.`);
+  }
+  state.textTerms = searchWords(search);
+}
+
+function walkField(field: string, value: unknown, position: Position, state: WalkState, where: string): MingoFilter[] {
+  if (!isPlainObject(value)) {
+    if (value instanceof RegExp) refuse(`${where}: regular expressions are not supported.`);
+    if (Array.isArray(value)) refuse(`${where}: whole-array equality is not supported; use $all or $in.`);
+    const scalar = checkScalar(value, where);
+    if (position.conjunctive) state.equalities.push({ field, values: [scalar] });
+    return [{ [field]: scalar }];
+  }
+  const operators = Object.keys(value);
+  if (operators.length === 0) refuse(`${where}: an empty condition (embedded-document equality) is not supported.`);
+  const conjuncts: MingoFilter[] = [];
+  const rest: Record<string, unknown> = {};
+  for (const operator of operators) {
+    const argument = value[operator];
+    const at = `${where}.${operator}`;
+    if (!operator.startsWith('$')) {
+      refuse(`${where}: embedded-document equality is not supported (found field ${operator}).`);
+    }
+    if (COMPARISON_OPERATORS.has(operator)) {
+      const scalar = checkScalar(argument, at);
+      if (operator === '$eq' && position.conjunctive) state.equalities.push({ field, values: [scalar] });
+      if (scalar === null && (operator === '$gte' || operator === '$lte')) {
+        // MongoDB treats null and missing alike for $eq/$gte/$lte (ComparisonMatchExpression);
+        // mingo does not for $gte/$lte, and within the null bracket both mean $eq.
+        conjuncts.push({ [field]: { $eq: null } });
+      } else {
+        rest[operator] = scalar;
+      }
+    } else if (LIST_OPERATORS.has(operator)) {
+      if (!Array.isArray(argument)) refuse(`${at} needs an array.`);
+      const values = argument.map((element, i) => checkScalar(element, `${at}[${i}]`));
+      if (operator === '$all') {
+        // MongoDB defines $all as an $and of equalities (so it also matches a scalar field), and
+        // an empty $all matches nothing; mingo differs on both, hence the rewrite.
+        if (values.length === 0) conjuncts.push(MATCH_NOTHING);
+        for (const element of values) conjuncts.push({ [field]: { $eq: element } });
+      } else {
+        if (operator === '$in' && position.conjunctive) state.equalities.push({ field, values });
+        rest[operator] = values;
+      }
+    } else if (operator === '$exists') {
+      if (typeof argument !== 'boolean') refuse(`${at} needs true or false.`);
+      rest[operator] = argument;
+    } else if (operator === '$geoWithin') {
+      const condition = checkGeoWithin(field, argument, at);
+      if (position.conjunctive) state.geo.push(condition);
+      else conjuncts.push({ _id: { $in: [...state.resolveGeo(condition)] } });
+    } else {
+      refuse(`${at}: the operator ${operator} is not supported by the storage port.`);
+    }
+  }
+  if (Object.keys(rest).length > 0) conjuncts.unshift({ [field]: rest });
+  return conjuncts;
+}
+
+function checkGeoWithin(field: string, argument: unknown, where: string): GeoCondition {
+  if (!isPlainObject(argument) || Object.keys(argument).length !== 1 || !('$centerSphere' in argument)) {
+    refuse(`${where}: only { $centerSphere: [[lng, lat], radians] } is supported.`);
+  }
+  const shape = argument.$centerSphere;
+  if (!Array.isArray(shape) || shape.length !== 2 || !Array.isArray(shape[0]) || shape[0].length !== 2) {
+    refuse(`${where}.$centerSphere must be [[lng, lat], radians].`);
+  }
+  const [lng, lat] = shape[0] as unknown[];
+  const radius = shape[1] as unknown;
+  if (typeof lng !== 'number' || typeof lat !== 'number' || !(lng >= -180 && lng <= 180 && lat >= -90 && lat <= 90)) {
+    refuse(`${where}.$centerSphere: the center must be a [lng, lat] pair within [-180, 180] × [-90, 90].`);
+  }
+  if (typeof radius !== 'number' || !Number.isFinite(radius) || radius < 0) {
+    refuse(`${where}.$centerSphere: the radius must be a non-negative number of radians.`);
+  }
+  return { field, center: [lng, lat], radius };
+}
+
+/** Sort keys must be plain field paths with direction 1 or -1 (no $meta, no duplicates). */
+export function checkSort(sort: unknown): Sort {
+  if (sort === undefined) return [];
+  if (!Array.isArray(sort)) refuse(`sort must be an array of [field, direction] pairs, got ${display(sort)}.`);
+  const seen = new Set<string>();
+  return sort.map((entry, i) => {
+    if (!Array.isArray(entry) || entry.length !== 2) refuse(`sort[${i}] must be a [field, direction] pair.`);
+    const [field, direction] = entry as unknown[];
+    if (typeof field !== 'string') refuse(`sort[${i}]: the field must be a string.`);
+    checkFieldPath(field, `sort[${i}]`);
+    if (direction !== 1 && direction !== -1) refuse(`sort[${i}]: the direction must be 1 or -1.`);
+    if (seen.has(field)) refuse(`sort[${i}]: the field ${field} appears twice.`);
+    seen.add(field);
+    return [field, direction] as [string, 1 | -1];
+  });
+}
+
+/** skip/limit: non-negative integers; limit 0 means no limit (as in MongoDB). */
+export function checkCount(value: unknown, name: 'skip' | 'limit'): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    refuse(`${name} must be a non-negative integer, got ${display(value)}.`);
+  }
+  return value;
+}

@@ -1,0 +1,73 @@
+/**
+ * The embedded engine: an in-process `Storage` with MongoDB semantics for the port's query
+ * language, built from the same index definitions as the mongodb engine (design §3).
+ */
+import { StorageUnavailableError } from '../../errors.js';
+import {
+  COLLECTION_NAMES,
+  type CategoryDoc,
+  type CollectionName,
+  type EventDoc,
+  type IndexSet,
+  type OrganizerDoc,
+  type SequenceName,
+  type Storage,
+  type TagDoc,
+  type VenueDoc,
+} from '../port.js';
+import { EmbeddedCollection } from './collection.js';
+
+export interface EmbeddedStorageOptions {
+  indexes: IndexSet;
+  /** Why this engine was chosen (shown at start-up and by the readiness route). */
+  reason: string;
+}
+
+export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage {
+  let closed = false;
+  const assertOpen = (): void => {
+    if (closed) throw new StorageUnavailableError('The embedded storage is closed.');
+  };
+  const open = <T extends { _id: number }>(name: CollectionName): EmbeddedCollection<T> =>
+    new EmbeddedCollection<T>({ name, definitions: options.indexes[name], assertOpen });
+
+  const events = open<EventDoc>('events');
+  const venues = open<VenueDoc>('venues');
+  const organizers = open<OrganizerDoc>('organizers');
+  const categories = open<CategoryDoc>('categories');
+  const tags = open<TagDoc>('tags');
+  const collections: Record<CollectionName, EmbeddedCollection<{ _id: number }>> = {
+    events,
+    venues,
+    organizers,
+    categories,
+    tags,
+  };
+  const sequences = new Map<SequenceName, number>();
+
+  return {
+    engine: 'embedded',
+    reason: options.reason,
+    events,
+    venues,
+    organizers,
+    categories,
+    tags,
+    async nextId(sequence) {
+      assertOpen();
+      const next = (sequences.get(sequence) ?? 0) + 1;
+      sequences.set(sequence, next);
+      return next;
+    },
+    async ensureIndexes() {
+      assertOpen();
+      for (const name of COLLECTION_NAMES) collections[name].ensureIndexes();
+    },
+    async ping() {
+      assertOpen();
+    },
+    async close() {
+      closed = true;
+    },
+  };
+}

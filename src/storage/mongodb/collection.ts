@@ -1,0 +1,147 @@
+/**
+ * One port collection over one driver collection. The port's CompiledQuery is a subset of
+ * MongoDB's query language, so filters and sorts pass through unchanged; only results and
+ * errors are converted at this boundary.
+ */
+import { type Collection as DriverCollection, type Document, type FindOptions, type Sort as DriverSort } from 'mongodb';
+import {
+  type Collection,
+  type CompiledQuery,
+  type Filter,
+  type IndexDefinition,
+  type ManyUpdate,
+  type Page,
+  type Sort,
+  type Update,
+} from '../port.js';
+import { UnsupportedQueryError } from '../../errors.js';
+import { guarded } from './errors.js';
+
+/** Every stored document has a numeric id (port.ts); the driver's default would be an ObjectId. */
+export interface StoredDocument extends Document {
+  _id: number;
+}
+
+export interface CollectionLimits {
+  /** Server-side time limit (maxTimeMS) for reads and findAndModify. */
+  operationMS: number;
+}
+
+function driverSort(sort: Sort | undefined): DriverSort | undefined {
+  // Kept as an array of pairs, which the driver reads in order; an object would let JavaScript
+  // move integer-like field names to the front.
+  return sort && sort.length > 0 ? sort : undefined;
+}
+
+/**
+ * The driver would store `undefined` as null (or drop it, depending on its options) and MongoDB
+ * refuses to change `_id`: both are refused up front, exactly as the embedded engine refuses
+ * them, so the two engines agree on every update a service can send.
+ */
+function assertNoUndefined(value: unknown, path: string): void {
+  if (value === undefined) throw new UnsupportedQueryError(`${path} is undefined; store null or leave the field out.`);
+  if (Array.isArray(value)) {
+    value.forEach((element, i) => assertNoUndefined(element, `${path}.${i}`));
+  } else if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const [key, child] of Object.entries(value)) assertNoUndefined(child, `${path}.${key}`);
+  }
+}
+
+function checkedFields(fields: Record<string, unknown> | undefined, where: string): Document {
+  const out: Document = {};
+  for (const [field, value] of Object.entries(fields ?? {})) {
+    if (field === '_id') throw new UnsupportedQueryError(`${where}: _id is immutable.`);
+    assertNoUndefined(value, `${where}.${field}`);
+    out[field] = value;
+  }
+  return out;
+}
+
+export function createMongoCollection<T extends { _id: number }>(
+  collection: DriverCollection<StoredDocument>,
+  indexes: readonly IndexDefinition[],
+  limits: CollectionLimits,
+): Collection<T> {
+  const name = collection.collectionName;
+  const run = <R>(operation: string, fn: () => Promise<R>): Promise<R> => guarded(`${name}.${operation}`, fn, indexes);
+  const readOptions = { maxTimeMS: limits.operationMS };
+
+  const findById = (id: number): Promise<T | null> =>
+    run('findOne', async () => (await collection.findOne({ _id: id }, readOptions)) as unknown as T | null);
+
+  const find = (query: CompiledQuery): Promise<T[]> =>
+    run('find', async () => {
+      const options: FindOptions = { ...readOptions };
+      const sort = driverSort(query.sort);
+      if (sort !== undefined) options.sort = sort;
+      if (query.skip !== undefined && query.skip > 0) options.skip = query.skip;
+      // limit 0 means "no limit", in MongoDB as in the embedded engine.
+      if (query.limit !== undefined && query.limit !== 0) options.limit = query.limit;
+      return (await collection.find(query.filter as Document, options).toArray()) as unknown as T[];
+    });
+
+  // countDocuments is an aggregation whose first stage is `$match: filter`; `$text` is allowed
+  // there because it is the first stage, and `$geoWithin` is allowed in `$match` (only $near is not).
+  const count = (filter: Filter): Promise<number> =>
+    run('countDocuments', () => collection.countDocuments(filter as Document, readOptions));
+
+  return {
+    async insertOne(doc) {
+      assertNoUndefined(doc, 'document');
+      await run('insertOne', () => collection.insertOne(doc as unknown as StoredDocument));
+    },
+
+    findById,
+
+    findOne(filter) {
+      return run('findOne', async () => (await collection.findOne(filter as Document, readOptions)) as unknown as T | null);
+    },
+
+    find,
+
+    async findPage(query): Promise<Page<T>> {
+      const [items, total] = await Promise.all([find(query), count(query.filter)]);
+      return { items, total };
+    },
+
+    count,
+
+    async updateById(id, update: Update<T>) {
+      const $set = checkedFields(update.$set as Record<string, unknown> | undefined, '$set');
+      const unset = update.$unset ?? [];
+      for (const field of unset) {
+        if (field === '_id') throw new UnsupportedQueryError('$unset: _id is immutable.');
+        // MongoDB: "Updating the path 'x' would create a conflict at 'x'".
+        if (Object.hasOwn($set, field)) throw new UnsupportedQueryError(`$set and $unset both target ${field}.`);
+      }
+      const driverUpdate: Document = {};
+      if (Object.keys($set).length > 0) driverUpdate.$set = $set;
+      if (unset.length > 0) driverUpdate.$unset = Object.fromEntries(unset.map((field) => [field, '']));
+      // MongoDB refuses an update document without operators; nothing to change reads the document.
+      if (Object.keys(driverUpdate).length === 0) return findById(id);
+      return run('findOneAndUpdate', async () => {
+        const after = await collection.findOneAndUpdate({ _id: id }, driverUpdate, {
+          ...readOptions,
+          returnDocument: 'after',
+        });
+        return after as unknown as T | null;
+      });
+    },
+
+    async updateMany(filter, update: ManyUpdate) {
+      const $set = checkedFields(update.$set, '$set');
+      const $pull = checkedFields(update.$pull, '$pull');
+      const driverUpdate: Document = {};
+      if (Object.keys($set).length > 0) driverUpdate.$set = $set;
+      if (Object.keys($pull).length > 0) driverUpdate.$pull = $pull;
+      if (Object.keys(driverUpdate).length === 0) return 0;
+      const result = await run('updateMany', () => collection.updateMany(filter as Document, driverUpdate));
+      return result.modifiedCount;
+    },
+
+    async deleteById(id) {
+      const result = await run('deleteOne', () => collection.deleteOne({ _id: id }));
+      return result.deletedCount === 1;
+    },
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * Driver errors are translated here, at the storage boundary (design §3): nothing above
+ * src/storage/mongodb sees a MongoError. Duplicate keys become DuplicateKeyError (services turn
+ * them into 409s), anything that means "the database cannot answer right now" becomes
+ * StorageUnavailableError (503, retry), and everything else a plain Error whose message names
+ * the operation and error class only, so no document values or server internals reach a response.
+ * The original error stays available as `cause` for the logs.
+ */
+import {
+  MongoClientClosedError,
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+} from 'mongodb';
+import { ApiError, DuplicateKeyError, StorageUnavailableError } from '../../errors.js';
+import { type IndexDefinition } from '../port.js';
+
+/** 11000 DuplicateKey; 11001 and 12582 are its legacy forms (old servers, mongos). */
+const DUPLICATE_KEY_CODES = new Set([11000, 11001, 12582]);
+
+/**
+ * Server codes meaning the node cannot serve the operation now: not primary / stepping down /
+ * shutting down (the driver's SDAM lists), host or network failures, server-side time limits
+ * (our maxTimeMS and wtimeout), unsatisfiable read preference, and failed authentication (a
+ * misconfigured or rotated credential: from the caller's side the storage is unavailable).
+ */
+const UNAVAILABLE_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  18, // AuthenticationFailed
+  50, // MaxTimeMSExpired
+  64, // WriteConcernTimeout (WriteConcernFailed before 8.1)
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  133, // FailedToSatisfyReadPreference
+  134, // ReadConcernMajorityNotAvailableYet
+  189, // PrimarySteppedDown
+  262, // ExceededTimeLimit
+  9001, // SocketException
+  10058, // LegacyNotPrimary
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+/** Labels the driver or server attaches to transient failures. */
+const UNAVAILABLE_LABELS = ['RetryableWriteError', 'ResetPool', 'SystemOverloadedError', 'RetryableError'];
+
+/** Driver-internal classes (not exported) recognised by name: pool cleared/closed, checkout timeout. */
+const UNAVAILABLE_NAMES = new Set([
+  'MongoPoolClearedError',
+  'PoolClearedOnNetworkError',
+  'MongoPoolClosedError',
+  'MongoWaitQueueTimeoutError',
+  'MongoStalePrimaryError',
+]);
+
+function isUnavailable(error: MongoError): boolean {
+  if (
+    error instanceof MongoNetworkError ||
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoOperationTimeoutError ||
+    error instanceof MongoTopologyClosedError ||
+    error instanceof MongoClientClosedError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoServerClosedError
+  ) {
+    return true;
+  }
+  if (UNAVAILABLE_NAMES.has(error.name)) return true;
+  if (typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code)) return true;
+  return UNAVAILABLE_LABELS.some((label) => error.hasErrorLabel(label));
+}
+
+function sameKey(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a[k] === b[k]);
+}
+
+/**
+ * The server names the violated index in its message (`… index: events_slug_unique dup key: …`);
+ * `keyPattern` (4.4+) is the fallback when a proxy or an old server words it differently.
+ */
+export function duplicateKeyIndexName(error: MongoError, indexes: readonly IndexDefinition[] = []): string {
+  const fromMessage = /\bindex: (.+?) dup key/.exec(error.message)?.[1];
+  if (fromMessage) return fromMessage;
+  const keyPattern: unknown = (error as { keyPattern?: unknown }).keyPattern;
+  if (keyPattern !== null && typeof keyPattern === 'object') {
+    const pattern = keyPattern as Record<string, unknown>;
+    if (sameKey(pattern, { _id: 1 })) return '_id_';
+    const declared = indexes.find((index) => sameKey(index.key, pattern));
+    if (declared) return declared.name;
+    return Object.entries(pattern)
+      .map(([field, direction]) => `${field}_${String(direction)}`)
+      .join('_');
+  }
+  return 'unknown';
+}
+
+function describe(error: unknown): string {
+  if (error instanceof MongoError) {
+    const codeName = (error as { codeName?: unknown }).codeName;
+    const parts = [error.name];
+    if (error.code !== undefined) parts.push(`code ${String(error.code)}`);
+    if (typeof codeName === 'string') parts.push(codeName);
+    return parts.join(', ');
+  }
+  return error instanceof Error ? error.name : typeof error;
+}
+
+/**
+ * The error to throw in place of `error`, raised by `operation` (e.g. `events.insertOne`).
+ * `indexes` are the collection's declared indexes, used to name a duplicate key's index.
+ */
+export function translateMongoError(
+  error: unknown,
+  operation: string,
+  indexes: readonly IndexDefinition[] = [],
+): Error {
+  // Already ours (e.g. thrown by a nested call): never wrap twice.
+  if (error instanceof ApiError || error instanceof DuplicateKeyError) return error;
+  if (error instanceof MongoError) {
+    if (typeof error.code === 'number' && DUPLICATE_KEY_CODES.has(error.code)) {
+      const index = duplicateKeyIndexName(error, indexes);
+      const duplicate = new DuplicateKeyError(index);
+      duplicate.cause = error;
+      return duplicate;
+    }
+    if (isUnavailable(error)) {
+      const unavailable = new StorageUnavailableError();
+      unavailable.cause = error;
+      return unavailable;
+    }
+  }
+  return new Error(`MongoDB ${operation} failed (${describe(error)})`, { cause: error });
+}
+
+/** Runs a driver call and translates whatever it throws. */
+export async function guarded<R>(
+  operation: string,
+  run: () => Promise<R>,
+  indexes: readonly IndexDefinition[] = [],
+): Promise<R> {
+  try {
+    return await run();
+  } catch (error) {
+    throw translateMongoError(error, operation, indexes);
+  }
+}

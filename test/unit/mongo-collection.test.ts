@@ -1,0 +1,201 @@
+/**
+ * What the MongoDB engine sends to the driver, checked against a recording stand-in for a driver
+ * collection (no server needed): the commands themselves are the driver's and the server's job.
+ */
+import { type Collection as DriverCollection, MongoServerError } from 'mongodb';
+import { describe, expect, it, vi } from 'vitest';
+import { indexes } from '../../indexes/index.js';
+import { DuplicateKeyError, StorageUnavailableError, UnsupportedQueryError } from '../../src/errors.js';
+import { createMongoCollection, type StoredDocument } from '../../src/storage/mongodb/collection.js';
+import { type CounterDoc, createSequences } from '../../src/storage/mongodb/counters.js';
+import { mongoClientOptions, DEFAULT_MONGO_TIMEOUTS } from '../../src/storage/mongodb/index.js';
+import { type TagDoc } from '../../src/storage/port.js';
+
+const limits = { operationMS: 8000 };
+
+function fakeCollection(overrides: Record<string, unknown> = {}) {
+  const toArray = vi.fn(() => Promise.resolve([{ _id: 1 }]));
+  const fake = {
+    collectionName: 'tags',
+    find: vi.fn(() => ({ toArray })),
+    findOne: vi.fn(() => Promise.resolve({ _id: 1, name: 'current' })),
+    countDocuments: vi.fn(() => Promise.resolve(42)),
+    insertOne: vi.fn(() => Promise.resolve({ acknowledged: true, insertedId: 1 })),
+    findOneAndUpdate: vi.fn(() => Promise.resolve({ _id: 1, name: 'after' })),
+    updateMany: vi.fn(() => Promise.resolve({ modifiedCount: 3 })),
+    deleteOne: vi.fn(() => Promise.resolve({ deletedCount: 1 })),
+    ...overrides,
+  };
+  const collection = createMongoCollection<TagDoc>(
+    fake as unknown as DriverCollection<StoredDocument>,
+    indexes.tags,
+    limits,
+  );
+  return { fake, toArray, collection };
+}
+
+const duplicateSlug = () =>
+  new MongoServerError({
+    code: 11000,
+    errmsg: 'E11000 duplicate key error collection: calendar.tags index: tags_slug_unique dup key: { slug: "a" }',
+  } as never);
+
+describe('mongodb collection', () => {
+  it('passes a compiled query through: filter, ordered sort, skip, limit, server time limit', async () => {
+    const { fake, collection } = fakeCollection();
+    const filter = { $text: { $search: 'jazz' }, parent: { $in: [0, 3] } };
+    await collection.find({ filter, sort: [['name', 1], ['_id', -1]], skip: 20, limit: 10 });
+    expect(fake.find).toHaveBeenCalledWith(filter, {
+      maxTimeMS: 8000,
+      sort: [
+        ['name', 1],
+        ['_id', -1],
+      ],
+      skip: 20,
+      limit: 10,
+    });
+  });
+
+  it('leaves out absent sort, skip 0 and limit', async () => {
+    const { fake, collection } = fakeCollection();
+    await collection.find({ filter: {}, skip: 0 });
+    expect(fake.find).toHaveBeenCalledWith({}, { maxTimeMS: 8000 });
+  });
+
+  it('reads limit 0 as no limit, like MongoDB and the embedded engine', async () => {
+    const { fake, collection } = fakeCollection();
+    await collection.find({ filter: {}, limit: 0 });
+    expect(fake.find).toHaveBeenCalledWith({}, { maxTimeMS: 8000 });
+  });
+
+  it('findPage runs the find and the count of the same filter concurrently', async () => {
+    let resolveFind: (docs: unknown[]) => void = () => undefined;
+    const toArray = vi.fn(() => new Promise<unknown[]>((resolve) => (resolveFind = resolve)));
+    const { fake, collection } = fakeCollection({ find: vi.fn(() => ({ toArray })) });
+    const filter = { $text: { $search: 'jazz' } };
+    const page = collection.findPage({ filter, limit: 5 });
+    await Promise.resolve();
+    // The count is already on its way while the find is still pending.
+    expect(fake.countDocuments).toHaveBeenCalledWith(filter, { maxTimeMS: 8000 });
+    resolveFind([{ _id: 7 }]);
+    expect(await page).toEqual({ items: [{ _id: 7 }], total: 42 });
+  });
+
+  it('updateById sends $set as given and $unset as a document', async () => {
+    const { fake, collection } = fakeCollection();
+    const after = await collection.updateById(1, { $set: { name: 'Jazz', parent: 0 }, $unset: ['description'] });
+    expect(fake.findOneAndUpdate).toHaveBeenCalledWith(
+      { _id: 1 },
+      { $set: { name: 'Jazz', parent: 0 }, $unset: { description: '' } },
+      { maxTimeMS: 8000, returnDocument: 'after' },
+    );
+    expect(after).toEqual({ _id: 1, name: 'after' });
+  });
+
+  it.each([
+    ['an undefined value', { $set: { slug: undefined } }],
+    ['_id in $set', { $set: { _id: 9 } }],
+    ['_id in $unset', { $unset: ['_id'] }],
+    ['a field both set and unset', { $set: { name: 'x' }, $unset: ['name'] }],
+  ])('updateById refuses %s, like the embedded engine', async (_name, update) => {
+    const { fake, collection } = fakeCollection();
+    await expect(collection.updateById(1, update as never)).rejects.toBeInstanceOf(UnsupportedQueryError);
+    expect(fake.findOneAndUpdate).not.toHaveBeenCalled();
+  });
+
+  it('insertOne refuses undefined anywhere in the document', async () => {
+    const { fake, collection } = fakeCollection();
+    await expect(
+      collection.insertOne({ _id: 1, name: 'a', nameKey: 'a', slug: 'a', description: undefined as never, parent: 0 }),
+    ).rejects.toBeInstanceOf(UnsupportedQueryError);
+    expect(fake.insertOne).not.toHaveBeenCalled();
+  });
+
+  it('updateById with nothing to change returns the stored document', async () => {
+    const { fake, collection } = fakeCollection();
+    expect(await collection.updateById(1, { $set: {} })).toEqual({ _id: 1, name: 'current' });
+    expect(await collection.updateById(1, {})).toEqual({ _id: 1, name: 'current' });
+    expect(fake.findOneAndUpdate).not.toHaveBeenCalled();
+    expect(fake.findOne).toHaveBeenCalledWith({ _id: 1 }, { maxTimeMS: 8000 });
+  });
+
+  it('updateById translates a slug clash into DuplicateKeyError', async () => {
+    const { collection } = fakeCollection({ findOneAndUpdate: vi.fn(() => Promise.reject(duplicateSlug())) });
+    await expect(collection.updateById(1, { $set: { slug: 'a' } })).rejects.toSatisfy(
+      (e: unknown) => e instanceof DuplicateKeyError && e.index === 'tags_slug_unique',
+    );
+  });
+
+  it('updateMany supports $set and $pull and returns the modified count', async () => {
+    const { fake, collection } = fakeCollection();
+    expect(await collection.updateMany({ venueId: 4 }, { $set: { venueId: null }, $pull: { tagIds: 4 } })).toBe(3);
+    expect(fake.updateMany).toHaveBeenCalledWith({ venueId: 4 }, { $set: { venueId: null }, $pull: { tagIds: 4 } });
+    expect(await collection.updateMany({}, {})).toBe(0);
+    expect(fake.updateMany).toHaveBeenCalledOnce();
+  });
+
+  it('deleteById reports whether a document was removed', async () => {
+    const { fake, collection } = fakeCollection();
+    expect(await collection.deleteById(5)).toBe(true);
+    expect(fake.deleteOne).toHaveBeenCalledWith({ _id: 5 });
+    fake.deleteOne.mockResolvedValueOnce({ deletedCount: 0 });
+    expect(await collection.deleteById(5)).toBe(false);
+  });
+
+  it('insertOne translates a duplicate into DuplicateKeyError', async () => {
+    const { collection } = fakeCollection({ insertOne: vi.fn(() => Promise.reject(duplicateSlug())) });
+    await expect(
+      collection.insertOne({ _id: 1, name: 'a', nameKey: 'a', slug: 'a', description: '', parent: 0 }),
+    ).rejects.toBeInstanceOf(DuplicateKeyError);
+  });
+});
+
+describe('mongodb sequences', () => {
+  const counters = (findOneAndUpdate: ReturnType<typeof vi.fn>) =>
+    createSequences({ findOneAndUpdate } as unknown as DriverCollection<CounterDoc>, limits);
+
+  it('increments with an upsert returning the document after the update', async () => {
+    const findOneAndUpdate = vi.fn(() => Promise.resolve({ _id: 'posts', value: 7 }));
+    expect(await counters(findOneAndUpdate)('posts')).toBe(7);
+    expect(findOneAndUpdate).toHaveBeenCalledWith(
+      { _id: 'posts' },
+      { $inc: { value: 1 } },
+      { upsert: true, returnDocument: 'after', maxTimeMS: 8000 },
+    );
+  });
+
+  it('retries once when a concurrent first upsert won the insert', async () => {
+    const duplicate = new MongoServerError({
+      code: 11000,
+      errmsg: 'E11000 duplicate key error collection: calendar.counters index: _id_ dup key: { _id: "terms" }',
+    } as never);
+    const findOneAndUpdate = vi
+      .fn()
+      .mockRejectedValueOnce(duplicate)
+      .mockResolvedValueOnce({ _id: 'terms', value: 2 });
+    expect(await counters(findOneAndUpdate)('terms')).toBe(2);
+    expect(findOneAndUpdate).toHaveBeenCalledTimes(2);
+  });
+
+  it('translates other failures', async () => {
+    const findOneAndUpdate = vi.fn(() =>
+      Promise.reject(new MongoServerError({ code: 91, errmsg: 'shutting down' } as never)),
+    );
+    await expect(counters(findOneAndUpdate)('posts')).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe('mongodb client options', () => {
+  it('asks for majority writes, primary reads and bounded waits, and no CSOT timeoutMS (a no-op in driver 7)', () => {
+    const options = mongoClientOptions(DEFAULT_MONGO_TIMEOUTS);
+    expect(options).toMatchObject({
+      appName: 'calendar-service',
+      retryWrites: true,
+      writeConcern: { w: 'majority', wtimeoutMS: 8000 },
+      readConcern: { level: 'local' },
+      readPreference: 'primary',
+      serverSelectionTimeoutMS: 5000,
+    });
+    expect(options).not.toHaveProperty('timeoutMS');
+  });
+});

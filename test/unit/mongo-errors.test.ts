@@ -1,0 +1,108 @@
+import {
+  MongoClientClosedError,
+  MongoNetworkError,
+  MongoNetworkTimeoutError,
+  MongoOperationTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoWriteConcernError,
+} from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { indexes } from '../../indexes/index.js';
+import { ApiError, DuplicateKeyError, StorageUnavailableError } from '../../src/errors.js';
+import { translateMongoError } from '../../src/storage/mongodb/errors.js';
+
+const serverError = (fields: Record<string, unknown>) => new MongoServerError(fields as never);
+
+describe('translateMongoError', () => {
+  it('turns E11000 into DuplicateKeyError naming the index from the server message', () => {
+    const error = serverError({
+      code: 11000,
+      codeName: 'DuplicateKey',
+      errmsg: 'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { slug: "a" }',
+      keyPattern: { slug: 1 },
+      keyValue: { slug: 'a' },
+    });
+    const translated = translateMongoError(error, 'events.insertOne', indexes.events);
+    expect(translated).toBeInstanceOf(DuplicateKeyError);
+    expect((translated as DuplicateKeyError).index).toBe('events_slug_unique');
+    expect(translated.cause).toBe(error);
+  });
+
+  it('names the _id index and compound indexes', () => {
+    const id = serverError({
+      code: 11000,
+      errmsg: 'E11000 duplicate key error collection: calendar.tags index: _id_ dup key: { _id: 5 }',
+    });
+    expect(translateMongoError(id, 'tags.insertOne')).toMatchObject({ index: '_id_' });
+    const compound = serverError({
+      code: 11000,
+      errmsg:
+        'E11000 duplicate key error collection: calendar.categories index: categories_parent_name_unique dup key: { parent: 0, nameKey: "music" }',
+    });
+    expect(translateMongoError(compound, 'categories.findOneAndUpdate')).toMatchObject({
+      index: 'categories_parent_name_unique',
+    });
+  });
+
+  it('falls back to keyPattern when the message does not name the index', () => {
+    const error = serverError({ code: 11000, errmsg: 'duplicate key', keyPattern: { parent: 1, nameKey: 1 } });
+    expect(translateMongoError(error, 'categories.insertOne', indexes.categories)).toMatchObject({
+      index: 'categories_parent_name_unique',
+    });
+    const id = serverError({ code: 11000, errmsg: 'duplicate key', keyPattern: { _id: 1 } });
+    expect(translateMongoError(id, 'events.insertOne', indexes.events)).toMatchObject({ index: '_id_' });
+  });
+
+  it.each([
+    ['a network error', new MongoNetworkError('connection 3 to 127.0.0.1:27017 closed')],
+    ['a network timeout', new MongoNetworkTimeoutError('connection timed out')],
+    ['a server selection timeout', new MongoServerSelectionError('Server selection timed out after 5000 ms', { type: 'Unknown', servers: new Map(), error: null } as never)],
+    ['an operation timeout', new MongoOperationTimeoutError('Timed out during operation')],
+    ['a closed client', new MongoClientClosedError()],
+    ['not writable primary', serverError({ code: 10107, codeName: 'NotWritablePrimary', errmsg: 'not primary' })],
+    ['primary stepped down', serverError({ code: 189, codeName: 'PrimarySteppedDown', errmsg: 'stepped down' })],
+    ['shutdown in progress', serverError({ code: 91, codeName: 'ShutdownInProgress', errmsg: 'shutting down' })],
+    ['maxTimeMS expired', serverError({ code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' })],
+    ['failed authentication', serverError({ code: 18, codeName: 'AuthenticationFailed', errmsg: 'auth failed' })],
+    ['a retryable write label', serverError({ code: 999999, errmsg: 'x', errorLabels: ['RetryableWriteError'] })],
+    [
+      'a write concern timeout',
+      new MongoWriteConcernError({ writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never),
+    ],
+  ])('turns %s into StorageUnavailableError', (_name, error) => {
+    const translated = translateMongoError(error, 'events.find');
+    expect(translated).toBeInstanceOf(StorageUnavailableError);
+    expect(translated).toMatchObject({ statusCode: 503, code: 'storage-unavailable' });
+    expect(translated.message).not.toMatch(/127\.0\.0\.1|primary|replication/);
+    expect(translated.cause).toBe(error);
+  });
+
+  it('turns the driver-internal pool-cleared error (recognised by name) into StorageUnavailableError', () => {
+    const poolCleared = Object.assign(new MongoNetworkError('pool cleared'), {});
+    Object.defineProperty(poolCleared, 'name', { value: 'MongoPoolClearedError' });
+    expect(translateMongoError(poolCleared, 'events.find')).toBeInstanceOf(StorageUnavailableError);
+  });
+
+  it('rethrows anything else as a plain Error that names the operation, not the server message', () => {
+    const error = serverError({
+      code: 2,
+      codeName: 'BadValue',
+      errmsg: 'unknown operator: $foo in { secret: "value" }',
+    });
+    const translated = translateMongoError(error, 'events.find');
+    expect(translated).not.toBeInstanceOf(ApiError);
+    expect(translated).not.toBeInstanceOf(DuplicateKeyError);
+    expect(translated.message).toBe('MongoDB events.find failed (MongoServerError, code 2, BadValue)');
+    expect(translated.cause).toBe(error);
+  });
+
+  it('wraps non-driver errors and passes our own through untouched', () => {
+    const typeError = new TypeError('Cannot read properties of undefined');
+    expect(translateMongoError(typeError, 'events.insertOne').message).toBe('MongoDB events.insertOne failed (TypeError)');
+    const ours = new DuplicateKeyError('events_slug_unique');
+    expect(translateMongoError(ours, 'events.insertOne')).toBe(ours);
+    const unavailable = new StorageUnavailableError();
+    expect(translateMongoError(unavailable, 'events.insertOne')).toBe(unavailable);
+  });
+});

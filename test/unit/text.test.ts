@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { ENGLISH_STOP_WORDS, searchTermsOf, searchWords, textSearchOf, tokenize } from '../../src/lib/text.js';
+
+describe('tokenize', () => {
+  it.each<[string, string, string[]]>([
+    ['lower-cases', 'JAZZ Night', ['jazz', 'night']],
+    ['strips diacritics: Café matches cafe', 'Café CAFÉ cafe', ['cafe', 'cafe', 'cafe']],
+    ['strips diacritics of other letters', 'Ångström naïve Zürich', ['angstrom', 'naiv', 'zurich']],
+    ['keeps letters without a decomposition', 'Øre straße', ['øre', 'straße']],
+    ['stems: running and runs → run', 'running runs', ['run', 'run']],
+    ['stems plurals and suffixes', 'concerts festivals generously', ['concert', 'festiv', 'generous']],
+    ['drops stop words', 'the music of the night', ['music', 'night']],
+    ['drops stop words with apostrophes', "don't you're it's music", ['music']],
+    ['drops stop words whatever their case', 'THE And OF', []],
+    ['splits on punctuation', 'jazz,blues;soul/funk.rock!', ['jazz', 'blue', 'soul', 'funk', 'rock']],
+    ['splits on hyphens and dashes', 'open-air late–night', ['open', 'air', 'late', 'night']],
+    ['splits on quotes and brackets', '"swing" (bebop) [cool]', ['swing', 'bebop', 'cool']],
+    ['splits e-mail addresses and URLs', 'info@jazz.example https://jazz.example/shows', ['info', 'jazz', 'exampl', 'https', 'jazz', 'exampl', 'show']],
+    ['keeps numbers', 'Route 66 opens 2025', ['rout', '66', 'open', '2025']],
+    ['splits decimal numbers at the point', 'v1.2', ['v1', '2']],
+    // MongoDB's English tokenizer keeps apostrophes and underscores inside words.
+    ["keeps a possessive's stem", "John's", ['john']],
+    ['keeps underscores', 'foo_bar', ['foo_bar']],
+    ['splits on any whitespace', 'a\tjazz\nblues\u00a0soul', ['jazz', 'blue', 'soul']],
+    ['handles non-Latin scripts', 'Ελληνικά музыка', ['ελληνικα', 'музыка']],
+    ['keeps duplicates', 'jazz Jazz JAZZ', ['jazz', 'jazz', 'jazz']],
+    ['empty input', '', []],
+    ['only delimiters', ' .,;!?- ', []],
+  ])('%s', (_name, input, expected) => {
+    expect(tokenize(input)).toEqual(expected);
+  });
+});
+
+describe('searchTermsOf', () => {
+  it.each<[string, Array<string | null | undefined>, string[]]>([
+    ['unique terms of every text in order', ['Jazz night', 'Late jazz', 'Nights'], ['jazz', 'night', 'late']],
+    ['skips null and undefined', [null, 'Café', undefined], ['cafe']],
+    ['no text', [], []],
+    ['stop words only', ['the', 'and of'], []],
+  ])('%s', (_name, texts, expected) => {
+    expect(searchTermsOf(...texts)).toEqual(expected);
+  });
+});
+
+describe('searchWords', () => {
+  it.each<[string, string, string[]]>([
+    ['unique stems of the query', 'Running RUNS run', ['run']],
+    ['diacritic-insensitive', 'CAFÉ', ['cafe']],
+    ['without stop words', 'the jazz of berlin', ['jazz', 'berlin']],
+    ['stop words only', 'the and', []],
+    ['empty', '', []],
+  ])('%s', (_name, query, expected) => {
+    expect(searchWords(query)).toEqual(expected);
+  });
+});
+
+describe('textSearchOf', () => {
+  it.each<[string, string, string]>([
+    ['keeps the words unstemmed', 'Agreed, universal!', 'Agreed universal'],
+    ['removes phrase quotes and negation dashes', '"jazz night" -blues', 'jazz night blues'],
+    ['empty', '  ', ''],
+  ])('%s', (_name, query, expected) => {
+    expect(textSearchOf(query)).toBe(expected);
+  });
+
+  it('yields the same stems as searchWords', () => {
+    const query = 'The Agreed universal Café-concerts';
+    expect(searchWords(textSearchOf(query))).toEqual(searchWords(query));
+  });
+});
+
+describe('ENGLISH_STOP_WORDS', () => {
+  it("holds MongoDB's list", () => {
+    expect(ENGLISH_STOP_WORDS.size).toBe(174);
+    for (const word of ['the', 'and', "don't", 'cannot', 'ought']) expect(ENGLISH_STOP_WORDS.has(word)).toBe(true);
+    expect(ENGLISH_STOP_WORDS.has('music')).toBe(false);
+  });
+});
