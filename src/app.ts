@@ -6,10 +6,10 @@ import formbody from '@fastify/formbody';
 import { type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { type Config } from './config.js';
-import { invalidParam } from './errors.js';
+import { ApiError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
-import { clientErrorHandler, installErrorHandling } from './plugins/error-handler.js';
+import { NO_ROUTE, clientErrorHandler, installErrorHandling } from './plugins/error-handler.js';
 import { installValidation } from './plugins/validation.js';
 import { NAMESPACE } from './routes/context.js';
 import { eventRoutes } from './routes/events.js';
@@ -87,8 +87,17 @@ export function buildApp({ config, storage, logger }: AppOptions): FastifyInstan
   installErrorHandling(app);
   installAuth(app, config.apiTokens);
 
+  // The API speaks JSON and form bodies only; anything else (text/plain included) is a 415.
+  app.removeContentTypeParser('text/plain');
   app.register(formbody, { parser: (body: string) => parseQueryString(body) });
   if (config.corsOrigins.length > 0) {
+    // @fastify/cors answers an OPTIONS that is not a preflight with a text/plain 400; design §9.16
+    // wants the error shape's 404 rest_no_route for it, as without CORS.
+    app.addHook('onRequest', async (request) => {
+      if (request.method === 'OPTIONS' && (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined)) {
+        throw new ApiError(NO_ROUTE.data.status, NO_ROUTE.code, NO_ROUTE.message);
+      }
+    });
     app.register(cors, {
       origin: config.corsOrigins.includes('*') ? '*' : [...config.corsOrigins],
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],

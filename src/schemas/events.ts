@@ -208,8 +208,10 @@ export const EventResponseSchema = Type.Object(
     organizer: Type.Array(OrganizerResponseSchema),
     custom_fields: EmptyArraySchema,
     json_ld: Type.Optional(JsonLdSchema),
-    ticketed: Type.Union([Type.Boolean(), Type.Null()]),
-    post_parent: Type.Integer(),
+    // Always sent, but optional: fast-json-stringify writes required keys first, which would put
+    // these extension fields ahead of `json_ld` (design §4 wants them after it).
+    ticketed: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    post_parent: Type.Optional(Type.Integer()),
   },
   { additionalProperties: false },
 );

@@ -22,8 +22,9 @@ export const OrganizerResponseSchema = Type.Object(
     website: Type.Optional(Type.String()),
     email: Type.Optional(Type.String()),
     json_ld: Type.Optional(JsonLdSchema),
-    global_id: Type.String(),
-    global_id_lineage: Type.Array(Type.String()),
+    // Always sent, but optional so fast-json-stringify (required keys first) keeps them last.
+    global_id: Type.Optional(Type.String()),
+    global_id_lineage: Type.Optional(Type.Array(Type.String())),
   },
   { additionalProperties: false },
 );

@@ -33,10 +33,12 @@ export const VenueResponseSchema = Type.Object(
     website: Type.Optional(Type.String()),
     stateprovince: Type.Optional(Type.String()),
     json_ld: Type.Optional(JsonLdSchema),
-    show_map: Type.Boolean(),
-    show_map_link: Type.Boolean(),
-    global_id: Type.String(),
-    global_id_lineage: Type.Array(Type.String()),
+    // Always sent, but declared optional: fast-json-stringify writes required keys first, which
+    // would move these ahead of `author`…`json_ld` and break the reference's key order.
+    show_map: Type.Optional(Type.Boolean()),
+    show_map_link: Type.Optional(Type.Boolean()),
+    global_id: Type.Optional(Type.String()),
+    global_id_lineage: Type.Optional(Type.Array(Type.String())),
     geo_lat: Type.Optional(Type.Number()),
     geo_lng: Type.Optional(Type.Number()),
     geo_source: Type.Optional(Type.String()),

@@ -58,8 +58,9 @@ export function serializeVenue(doc: VenueDoc, ctx: SerializeContext): VenueRespo
   const out = Object.fromEntries(Object.entries(full).filter(([, v]) => v !== '' && v !== '0')) as VenueResponse;
   out.show_map = doc.showMap;
   out.show_map_link = doc.showMapLink;
-  out.global_id = globalId(ctx, doc._id);
-  out.global_id_lineage = [out.global_id];
+  const id = globalId(ctx, doc._id);
+  out.global_id = id;
+  out.global_id_lineage = [id];
   if (doc.location) {
     out.geo_lat = doc.location.coordinates[1];
     out.geo_lng = doc.location.coordinates[0];

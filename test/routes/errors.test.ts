@@ -1,0 +1,334 @@
+/**
+ * Cross-cutting HTTP behaviour: authentication (design §4, §5.1, §9.14), the error shape for
+ * everything the service or Fastify refuses (design §4, §9.16), and the health routes.
+ */
+import { type AddressInfo, connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { StorageUnavailableError } from '../../src/errors.js';
+import { type Storage } from '../../src/storage/port.js';
+import {
+  API,
+  EDITOR,
+  EDITOR_TOKEN,
+  type TestApp,
+  VIEWER,
+  VIEWER_TOKEN,
+  countAll,
+  createEventOk,
+  json,
+  makeEventInput,
+  openTestApp,
+  snapshot,
+} from '../helpers/app.js';
+import { enginesUnderTest } from '../helpers/engines.js';
+
+const { engines, skipped } = await enginesUnderTest();
+for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+
+const FORBIDDEN = { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.' };
+
+/** Sends raw bytes to a listening server and returns the whole answer. */
+function rawRequest(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+    });
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+    socket.write(request);
+  });
+}
+
+describe.each(engines)('$name engine: authentication and errors', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp(engine);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  describe('authentication', () => {
+    it('refuses an anonymous create with 401 rest_forbidden, storing nothing', async () => {
+      const before = await countAll(t.storage);
+      const response = await t.app.inject({ method: 'POST', url: `${API}/events`, payload: makeEventInput() });
+      expect(response.statusCode).toBe(401);
+      expect(json(response)).toEqual({ ...FORBIDDEN, data: { status: 401 } });
+      expect(await countAll(t.storage)).toEqual(before);
+    });
+
+    it('answers 401 before looking at the body: malformed JSON, invalid fields, oversized bodies', async () => {
+      const cases = [
+        { 'content-type': 'application/json', payload: '{"title": "Broken",' },
+        { 'content-type': 'application/json', payload: JSON.stringify({ foo: 'bar' }) },
+        { 'content-type': 'application/json', payload: JSON.stringify({}) },
+        { 'content-type': 'application/xml', payload: '<x/>' },
+      ];
+      for (const { payload, ...headers } of cases) {
+        const response = await t.app.inject({ method: 'POST', url: `${API}/events`, headers, payload });
+        expect(response.statusCode, payload).toBe(401);
+        expect(json(response)).toEqual({ ...FORBIDDEN, data: { status: 401 } });
+      }
+    });
+
+    it('refuses anonymous PUT, PATCH, POST and DELETE on an event with 401', async () => {
+      const created = await createEventOk(t.app, { title: 'Anonymous target' });
+      const snap = await snapshot(t.storage);
+      for (const method of ['PUT', 'PATCH', 'POST', 'DELETE'] as const) {
+        const response = await t.app.inject({ method, url: `${API}/events/${created.id as number}`, payload: { title: 'x' } });
+        expect(response.statusCode, method).toBe(401);
+        expect(json(response)).toEqual({ ...FORBIDDEN, data: { status: 401 } });
+      }
+      expect(await snapshot(t.storage)).toEqual(snap);
+    });
+
+    it('refuses a viewer write with 403 rest_forbidden', async () => {
+      const before = await countAll(t.storage);
+      const response = await t.app.inject({ method: 'POST', url: `${API}/events`, headers: VIEWER, payload: makeEventInput() });
+      expect(response.statusCode).toBe(403);
+      expect(json(response)).toEqual({ ...FORBIDDEN, data: { status: 403 } });
+      expect(await countAll(t.storage)).toEqual(before);
+    });
+
+    it.each([
+      'Basic x',
+      'Basic ZWRpdG9yOnBhc3N3b3Jk',
+      'Bearer',
+      'Bearer ',
+      `Bearer ${EDITOR_TOKEN}x`,
+      `Bearer ${EDITOR_TOKEN.slice(0, -1)}`,
+      `Token ${EDITOR_TOKEN}`,
+      `${EDITOR_TOKEN}`,
+      'Bearer not-a-configured-token-at-all',
+    ])('refuses the Authorization header %j with 401, on writes and on reads', async (authorization) => {
+      const before = await countAll(t.storage);
+      const write = await t.app.inject({ method: 'POST', url: `${API}/events`, headers: { authorization }, payload: makeEventInput() });
+      expect(write.statusCode).toBe(401);
+      expect(json(write)).toEqual({ ...FORBIDDEN, data: { status: 401 } });
+      expect(await countAll(t.storage)).toEqual(before);
+      const read = await t.app.inject({ method: 'GET', url: `${API}/events/1`, headers: { authorization } });
+      expect(read.statusCode).toBe(401);
+    });
+
+    it('accepts the scheme in any case', async () => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `${API}/events`,
+        headers: { authorization: `bearer ${EDITOR_TOKEN}` },
+        payload: makeEventInput({ title: 'Lowercase scheme' }),
+      });
+      expect(response.statusCode).toBe(201);
+    });
+
+    it('gives events written with a token that carries an author that author', async () => {
+      const other = await openTestApp(engine, { API_TOKENS: `editor:${EDITOR_TOKEN}:42` });
+      try {
+        const response = await other.app.inject({ method: 'POST', url: `${API}/events`, headers: EDITOR, payload: makeEventInput() });
+        expect(response.statusCode).toBe(201);
+        expect(json(response).author).toBe('42');
+        // The viewer token of the default app is unknown here.
+        const viewer = await other.app.inject({ method: 'GET', url: `${API}/events/1`, headers: VIEWER });
+        expect(viewer.statusCode).toBe(401);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('never puts a token in a response', async () => {
+      const created = await createEventOk(t.app, { title: 'Token leak check' });
+      const requests = [
+        { method: 'GET' as const, url: `${API}/events/${created.id as number}`, headers: EDITOR },
+        { method: 'GET' as const, url: `${API}/events/${created.id as number}`, headers: VIEWER },
+        { method: 'POST' as const, url: `${API}/events`, headers: VIEWER, payload: makeEventInput() },
+        { method: 'POST' as const, url: `${API}/events`, headers: EDITOR, payload: makeEventInput({ foo: EDITOR_TOKEN }) },
+        { method: 'PATCH' as const, url: `${API}/events/${created.id as number}`, headers: EDITOR, payload: { title: 'Renamed' } },
+        { method: 'GET' as const, url: `${API}/events/1`, headers: { authorization: `Bearer ${EDITOR_TOKEN}x` } },
+        { method: 'GET' as const, url: `${API}/nowhere`, headers: EDITOR },
+        { method: 'GET' as const, url: '/health/ready', headers: EDITOR },
+      ];
+      for (const request of requests) {
+        const response = await t.app.inject(request);
+        const everything = `${response.body}\n${JSON.stringify(response.headers)}`;
+        expect(everything).not.toContain(EDITOR_TOKEN);
+        expect(everything).not.toContain(VIEWER_TOKEN);
+      }
+    });
+  });
+
+  describe('error shape', () => {
+    it('answers malformed JSON from the editor with 400 rest_invalid_json', async () => {
+      for (const payload of ['{"title": "Broken",', '{', 'nope', '{"a":1}}']) {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: `${API}/events`,
+          headers: { ...EDITOR, 'content-type': 'application/json' },
+          payload,
+        });
+        expect(response.statusCode, payload).toBe(400);
+        expect(json(response)).toMatchObject({ code: 'rest_invalid_json', data: { status: 400 } });
+      }
+    });
+
+    it('answers an empty JSON body on create with a 400 in the error shape', async () => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `${API}/events`,
+        headers: { ...EDITOR, 'content-type': 'application/json' },
+        payload: '',
+      });
+      expect(response.statusCode).toBe(400);
+      expect(json(response)).toMatchObject({ code: expect.stringMatching(/^rest_/), data: { status: 400 } });
+    });
+
+    it('answers a JSON array, string or number body with 400', async () => {
+      for (const payload of ['[]', '[{"title":"x"}]', '"title"', '42', 'null']) {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: `${API}/events`,
+          headers: { ...EDITOR, 'content-type': 'application/json' },
+          payload,
+        });
+        expect(response.statusCode, payload).toBe(400);
+        expect(json(response)).toMatchObject({ code: expect.stringMatching(/^rest_/), data: { status: 400 } });
+      }
+    });
+
+    it('refuses $-prefixed query keys on reads too', async () => {
+      const created = await createEventOk(t.app);
+      const response = await t.app.inject({ method: 'GET', url: `${API}/events/${created.id as number}?$where=1` });
+      expect(response.statusCode).toBe(400);
+      expect(json(response)).toMatchObject({ code: 'rest_invalid_param', data: { status: 400, params: { $where: expect.any(String) } } });
+    });
+
+    it('does not let operator-looking query keys unlock a protected event', async () => {
+      const created = await createEventOk(t.app, { title: 'Locked' });
+      const url = `${API}/events/${created.id as number}`;
+      expect((await t.app.inject({ method: 'PATCH', url, headers: EDITOR, payload: { password: 'right-one' } })).statusCode).toBe(200);
+      for (const query of ['password[$ne]=x', 'password[]=x&password[]=right-one', 'password=x&password=right-one', 'password[0]=wrong']) {
+        const response = await t.app.inject({ method: 'GET', url: `${url}?${query}` });
+        expect(response.statusCode, query).not.toBe(200);
+        expect([400, 403]).toContain(response.statusCode);
+      }
+    });
+
+    it('answers an oversized body with 413 in the error shape (BODY_LIMIT=2048)', async () => {
+      const small = await openTestApp(engine, { BODY_LIMIT: '2048' });
+      try {
+        const created = await small.app.inject({ method: 'POST', url: `${API}/events`, headers: EDITOR, payload: makeEventInput() });
+        expect(created.statusCode).toBe(201);
+        const snap = await snapshot(small.storage);
+        const response = await small.app.inject({
+          method: 'PATCH',
+          url: `${API}/events/${json(created).id as number}`,
+          headers: { ...EDITOR, 'content-type': 'application/json' },
+          payload: JSON.stringify({ description: 'y'.repeat(3000) }),
+        });
+        expect(response.statusCode).toBe(413);
+        expect(json(response)).toMatchObject({ code: 'rest_request_too_large', data: { status: 413 } });
+        expect(await snapshot(small.storage)).toEqual(snap);
+      } finally {
+        await small.close();
+      }
+    });
+
+    it('answers errors before routing (header too large) in the error shape', async () => {
+      const server = await openTestApp(engine);
+      try {
+        await server.app.listen({ port: 0, host: '127.0.0.1' });
+        const { port } = server.app.server.address() as AddressInfo;
+        const answer = await rawRequest(port, `GET /health/live HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+        expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+        const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
+        expect(body).toEqual({ code: 'rest_headers_too_large', message: expect.any(String), data: { status: 431 } });
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
+  describe('CORS', () => {
+    it('answers preflights with 204 for configured origins, and other OPTIONS with 404 rest_no_route', async () => {
+      const cors = await openTestApp(engine, { CORS_ORIGINS: 'https://widget.example' });
+      try {
+        const preflight = await cors.app.inject({
+          method: 'OPTIONS',
+          url: `${API}/events`,
+          headers: { origin: 'https://widget.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+        });
+        expect(preflight.statusCode).toBe(204);
+        expect(preflight.headers['access-control-allow-origin']).toBe('https://widget.example');
+        expect(String(preflight.headers['access-control-allow-methods'])).toContain('PATCH');
+        expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
+
+        // A preflight from another origin gets no grant.
+        const stranger = await cors.app.inject({
+          method: 'OPTIONS',
+          url: `${API}/events`,
+          headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+        });
+        expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
+
+        // Not a preflight: no such route, in the error shape.
+        for (const headers of [{}, { origin: 'https://widget.example' }]) {
+          const plain = await cors.app.inject({ method: 'OPTIONS', url: `${API}/events/1`, headers });
+          expect(plain.statusCode).toBe(404);
+          expect(json(plain)).toMatchObject({ code: 'rest_no_route', data: { status: 404 } });
+        }
+
+        // Actual responses carry the grant and expose the paging headers.
+        const created = await cors.app.inject({ method: 'POST', url: `${API}/events`, headers: { ...EDITOR, origin: 'https://widget.example' }, payload: makeEventInput() });
+        expect(created.statusCode).toBe(201);
+        expect(created.headers['access-control-allow-origin']).toBe('https://widget.example');
+        expect(String(created.headers['access-control-expose-headers'])).toContain('X-TEC-Total');
+      } finally {
+        await cors.close();
+      }
+    });
+
+    it('answers every OPTIONS with 404 rest_no_route when CORS is off', async () => {
+      const response = await t.app.inject({
+        method: 'OPTIONS',
+        url: `${API}/events`,
+        headers: { origin: 'https://widget.example', 'access-control-request-method': 'POST' },
+      });
+      expect(response.statusCode).toBe(404);
+      expect(json(response)).toMatchObject({ code: 'rest_no_route', data: { status: 404 } });
+    });
+  });
+
+  describe('health', () => {
+    it('/health/live answers 200', async () => {
+      const response = await t.app.inject({ method: 'GET', url: '/health/live' });
+      expect(response.statusCode).toBe(200);
+      expect(json(response)).toEqual({ status: 'ok' });
+    });
+
+    it('/health/ready answers 200 with the engine and the reason it was chosen', async () => {
+      const response = await t.app.inject({ method: 'GET', url: '/health/ready' });
+      expect(response.statusCode).toBe(200);
+      expect(json(response)).toEqual({ status: 'ready', engine: engine.name, reason: t.storage.reason });
+    });
+
+    it('/health/ready answers 503 in the error shape, with Retry-After, when the storage does not answer', async () => {
+      // The real storage of this engine, except that its ping fails as an unreachable server's does.
+      const unreachable = Object.assign(Object.create(t.storage) as Storage, {
+        ping: () => Promise.reject(new StorageUnavailableError()),
+      });
+      const app = buildApp({ config: loadConfig({ API_TOKENS: `editor:${EDITOR_TOKEN}` }), storage: unreachable, logger: false });
+      try {
+        const response = await app.inject({ method: 'GET', url: '/health/ready' });
+        expect(response.statusCode).toBe(503);
+        expect(response.headers['retry-after']).toBe('5');
+        expect(json(response)).toEqual({ code: 'storage-unavailable', message: expect.any(String), data: { status: 503 } });
+        expect((await app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+      } finally {
+        await app.close();
+      }
+    });
+  });
+});
