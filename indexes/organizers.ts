@@ -5,8 +5,8 @@ export const organizerIndexes: IndexDefinition[] = [
   { name: 'organizers_slug_unique', key: { slug: 1 }, unique: true },
   // De-duplication on create: case-insensitive name lookup (reference §6.4).
   { name: 'organizers_name_key', key: { nameKey: 1 } },
-  // Organizer lists ordered by name then id.
-  { name: 'organizers_status_name', key: { status: 1, name: 1, _id: 1 } },
+  // Organizer lists ordered by name (case-insensitive) then id.
+  { name: 'organizers_status_name', key: { status: 1, nameKey: 1, _id: 1 } },
   // search=… over the reference's organizer fields (design §9.6).
   {
     name: 'organizers_text',

@@ -14,7 +14,11 @@ import { installValidation } from './plugins/validation.js';
 import { NAMESPACE } from './routes/context.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
+import { organizerRouteOptions, organizerRoutes } from './routes/organizers.js';
+import { venueRouteOptions, venueRoutes } from './routes/venues.js';
 import { createEventsService } from './services/events.js';
+import { createOrganizersService } from './services/organizers.js';
+import { createVenuesService } from './services/venues.js';
 import { type Storage } from './storage/port.js';
 
 export interface AppOptions {
@@ -113,16 +117,16 @@ export function buildApp({ config, storage, logger }: AppOptions): FastifyInstan
     if (key !== null) throw invalidParam(key, `${key} is not a valid parameter name.`);
   });
 
-  const events = createEventsService({ storage, siteTimezone: config.siteTimezone });
+  const linkedDeps = { storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax };
+  const venues = createVenuesService(linkedDeps);
+  const organizers = createOrganizersService(linkedDeps);
+  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, venues, organizers });
   app.register(healthRoutes, { storage });
   for (const root of ROOTS) {
-    app.register(eventRoutes, {
-      prefix: `${root}/${NAMESPACE}`,
-      root,
-      siteTimezone: config.siteTimezone,
-      publicUrl: config.publicUrl,
-      events,
-    });
+    const base = { prefix: `${root}/${NAMESPACE}`, root, siteTimezone: config.siteTimezone, publicUrl: config.publicUrl };
+    app.register(eventRoutes, { ...base, events });
+    app.register(venueRoutes, venueRouteOptions(base, venues));
+    app.register(organizerRoutes, organizerRouteOptions(base, organizers));
   }
   return app;
 }

@@ -62,9 +62,9 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
   });
 
   app.delete(ID, { config: { access: 'write' }, schema: { params: IdParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
-    present(request, await events.trash({ id: request.params.id })),
+    present(request, await events.trash({ id: request.params.id }, request.caller!)),
   );
   app.delete(SLUG, { config: { access: 'write' }, schema: { params: SlugParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
-    present(request, await events.trash({ slug: request.params.slug })),
+    present(request, await events.trash({ slug: request.params.slug }, request.caller!)),
   );
 };

@@ -3,6 +3,7 @@
  * responses (fast-json-stringify), and are never re-declared inline.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { POST_STATUSES } from '../storage/port.js';
 
 /** Ids are positive integers below 2^53 (JSON numbers stay exact). */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -12,6 +13,7 @@ export const MAX_TEXT_LENGTH = 200_000;
 export const MAX_SHORT_TEXT_LENGTH = 1000;
 export const MAX_URL_LENGTH = 2048;
 export const MAX_LIST_ITEMS = 100;
+export const MAX_SEARCH_LENGTH = 200;
 
 export const ErrorResponseSchema = Type.Object(
   {
@@ -112,3 +114,48 @@ export const ErrorResponses = {
   500: ErrorResponseSchema,
   503: ErrorResponseSchema,
 } satisfies Record<number, TSchema>;
+
+export const StatusSchema = Type.Union(
+  POST_STATUSES.map((s) => Type.Literal(s)),
+  { description: 'Post status' },
+);
+
+/** An http(s) image URL; `""` removes the image. Numeric attachment ids are refused (no media library). */
+export const ImageInput = (options: { description?: string } = {}) =>
+  Type.Union([Type.String({ maxLength: MAX_URL_LENGTH }), Type.Integer()], {
+    description: 'Featured image: an http(s) URL ("" removes it)',
+    ...options,
+  });
+
+/** The reference's loose truthiness (§5.0): booleans, numbers, or strings such as "yes", "on", "false". */
+export const TruthyInput = (options: { description?: string } = {}) =>
+  Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: 20 })], options);
+
+/** `status` on lists: one status, a comma-separated list, or an array (`any` = every status but trash). */
+export const StatusListInput = Type.Union([Type.String({ maxLength: 200 }), Type.Array(Type.String({ maxLength: 20 }), { maxItems: 10 })], {
+  description: 'Post status(es) to list; only token holders may ask for other statuses than publish',
+});
+
+/** `page` and `per_page`: positive integers; per_page above the maximum is clamped. */
+export const PageQueryProperties = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page of results' })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, default: 10, description: 'Results per page (at most PER_PAGE_MAX)' })),
+};
+
+/** The collection envelope's link members (reference §3.1). */
+export const ListLinkProperties = {
+  rest_url: Type.String(),
+  next_rest_url: Type.Optional(Type.String()),
+  previous_rest_url: Type.Optional(Type.String()),
+  total: Type.Integer(),
+  total_pages: Type.Integer(),
+};
+
+/** Fields every post type (venue, organizer) takes on writes, besides its name and own fields. */
+export const PostWriteFields = {
+  author: WpPositiveInteger({ description: 'Author id' }),
+  date: DateInput({ description: 'Publication date, in the site time zone' }),
+  date_utc: DateInput({ description: 'Publication date in UTC' }),
+  description: Type.String({ maxLength: MAX_TEXT_LENGTH, description: 'Description (HTML; "" clears it)' }),
+  status: StatusSchema,
+};

@@ -1,5 +1,4 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { POST_STATUSES } from '../storage/port.js';
 import {
   DateDetailsSchema,
   DateInput,
@@ -12,42 +11,44 @@ import {
   MAX_TEXT_LENGTH,
   MAX_TITLE_LENGTH,
   MAX_URL_LENGTH,
+  StatusSchema,
   WpBoolean,
   WpPositiveInteger,
 } from './common.js';
-import { OrganizerResponseSchema } from './organizers.js';
+import { OrganizerCreateSchema, OrganizerResponseSchema } from './organizers.js';
 import { EventTermSchema } from './terms.js';
-import { JsonLdSchema, VenueResponseSchema } from './venues.js';
+import { JsonLdSchema, VenueCreateSchema, VenueResponseSchema } from './venues.js';
 
-export const StatusSchema = Type.Union(
-  POST_STATUSES.map((s) => Type.Literal(s)),
-  { description: 'Post status' },
-);
+/** A reference to an existing venue or organizer: `{ id }` (other keys are ignored, reference §6.3). */
+const LinkedIdObject = Type.Object({ id: WpPositiveInteger() }, { additionalProperties: true });
 
-/** A reference to an existing venue or organizer: `{ id }`. */
-const LinkedIdObject = Type.Object({ id: WpPositiveInteger() }, { additionalProperties: false });
-
-/** `venue`: an id, `{ id }`, or an empty value (`0`, `""`, `[]`) that unlinks (design §5.4). */
+/**
+ * `venue`: an id, `{ id }`, a new venue's fields (created, or de-duplicated, then linked), or an
+ * empty value (`0`, `""`, `[]`) that unlinks (design §5.4).
+ */
 export const VenueLinkInput = Type.Union(
   [
     Type.Integer({ minimum: 0 }),
-    Type.String({ maxLength: MAX_SHORT_TEXT_LENGTH }),
+    Type.String({ maxLength: 32 }),
     LinkedIdObject,
-    Type.Array(Type.Union([Type.Integer({ minimum: 0 }), Type.String({ maxLength: 32 }), LinkedIdObject]), { maxItems: 1 }),
+    VenueCreateSchema,
+    Type.Array(Type.Union([Type.Integer({ minimum: 0 }), Type.String({ maxLength: 32 }), LinkedIdObject, VenueCreateSchema]), { maxItems: 1 }),
   ],
-  { description: 'Venue id, or {"id": …}; 0, "" or [] unlinks the venue' },
+  { description: 'Venue id, {"id": …}, or a new venue object; 0, "" or [] unlinks the venue' },
 );
 
-/** `organizer`: a list of ids or `{ id }` objects (or a comma-separated string); `[]` unlinks all. */
+const OrganizerItem = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ maxLength: 32 }), LinkedIdObject, OrganizerCreateSchema]);
+
+/** `organizer`: ids, `{ id }` or new organizers' fields, as a list (or one of them); `[]` unlinks all. */
 export const OrganizerLinkInput = Type.Union(
   [
     Type.Integer({ minimum: 0 }),
     Type.String({ maxLength: MAX_SHORT_TEXT_LENGTH }),
-    Type.Array(Type.Union([Type.Integer({ minimum: 0 }), Type.String({ maxLength: 32 }), LinkedIdObject]), {
-      maxItems: MAX_LIST_ITEMS,
-    }),
+    LinkedIdObject,
+    OrganizerCreateSchema,
+    Type.Array(OrganizerItem, { maxItems: MAX_LIST_ITEMS }),
   ],
-  { description: 'Organizer ids or {"id": …} objects; [] unlinks every organizer' },
+  { description: 'Organizer ids, {"id": …} objects or new organizer objects; [] unlinks every organizer' },
 );
 
 export const CostInput = Type.Union(

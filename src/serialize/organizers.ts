@@ -1,8 +1,8 @@
-import { escapeHtml, autoParagraph } from '../lib/html.js';
-import { formatWallClock } from '../lib/dates.js';
+import { autoParagraph, escapeHtml } from '../lib/html.js';
 import { type OrganizerResponse } from '../schemas/organizers.js';
 import { type OrganizerDoc } from '../storage/port.js';
-import { type SerializeContext, globalId, imageObject, permalink } from './context.js';
+import { type SerializeContext, globalId } from './context.js';
+import { dropEmpty, linkedPostHead } from './linked-posts.js';
 
 /** Schema.org Person for json_ld (reference §2.7), also an event's `organizer`. */
 export function organizerJsonLd(doc: OrganizerDoc): Record<string, unknown> {
@@ -21,19 +21,7 @@ export function organizerJsonLd(doc: OrganizerDoc): Record<string, unknown> {
 export function serializeOrganizer(doc: OrganizerDoc, ctx: SerializeContext): OrganizerResponse {
   const id = globalId(ctx, doc._id);
   const full: Record<string, unknown> = {
-    id: doc._id,
-    author: doc.authorId > 0 ? String(doc.authorId) : '',
-    status: doc.status,
-    date: formatWallClock(doc.dateUtc, ctx.siteTimezone),
-    date_utc: formatWallClock(doc.dateUtc, 'UTC'),
-    modified: formatWallClock(doc.modifiedUtc, ctx.siteTimezone),
-    modified_utc: formatWallClock(doc.modifiedUtc, 'UTC'),
-    url: permalink(ctx, 'organizer', doc.slug),
-    organizer: doc.name,
-    description: autoParagraph(doc.description),
-    excerpt: autoParagraph(doc.excerpt),
-    slug: doc.slug,
-    image: doc.image ? imageObject(doc.image) : '',
+    ...linkedPostHead(doc, 'organizer', ctx),
     phone: doc.phone,
     website: doc.website,
     email: doc.email,
@@ -41,5 +29,5 @@ export function serializeOrganizer(doc: OrganizerDoc, ctx: SerializeContext): Or
     global_id: id,
     global_id_lineage: [id],
   };
-  return Object.fromEntries(Object.entries(full).filter(([, v]) => v !== '' && v !== '0')) as OrganizerResponse;
+  return dropEmpty<OrganizerResponse>(full);
 }

@@ -1,8 +1,8 @@
-import { escapeHtml, autoParagraph } from '../lib/html.js';
-import { formatWallClock } from '../lib/dates.js';
+import { autoParagraph, escapeHtml } from '../lib/html.js';
 import { type VenueResponse } from '../schemas/venues.js';
 import { type VenueDoc } from '../storage/port.js';
-import { type SerializeContext, globalId, imageObject, permalink } from './context.js';
+import { type SerializeContext, globalId } from './context.js';
+import { dropEmpty, linkedPostHead } from './linked-posts.js';
 
 /** Schema.org Place for json_ld (reference §2.7), also used as an event's `location`. */
 export function venueJsonLd(doc: VenueDoc): Record<string, unknown> {
@@ -31,19 +31,7 @@ export function venueJsonLd(doc: VenueDoc): Record<string, unknown> {
 /** The venue object of reference §2.4: keys from `id` to `json_ld` are dropped when empty. */
 export function serializeVenue(doc: VenueDoc, ctx: SerializeContext): VenueResponse {
   const full: Record<string, unknown> = {
-    id: doc._id,
-    author: doc.authorId > 0 ? String(doc.authorId) : '',
-    status: doc.status,
-    date: formatWallClock(doc.dateUtc, ctx.siteTimezone),
-    date_utc: formatWallClock(doc.dateUtc, 'UTC'),
-    modified: formatWallClock(doc.modifiedUtc, ctx.siteTimezone),
-    modified_utc: formatWallClock(doc.modifiedUtc, 'UTC'),
-    url: permalink(ctx, 'venue', doc.slug),
-    venue: doc.name,
-    description: autoParagraph(doc.description),
-    excerpt: autoParagraph(doc.excerpt),
-    slug: doc.slug,
-    image: doc.image ? imageObject(doc.image) : '',
+    ...linkedPostHead(doc, 'venue', ctx),
     address: doc.address,
     city: doc.city,
     country: doc.country,
@@ -55,7 +43,7 @@ export function serializeVenue(doc: VenueDoc, ctx: SerializeContext): VenueRespo
     stateprovince: doc.stateprovince,
     json_ld: ctx.single && doc.status === 'publish' ? venueJsonLd(doc) : '',
   };
-  const out = Object.fromEntries(Object.entries(full).filter(([, v]) => v !== '' && v !== '0')) as VenueResponse;
+  const out = dropEmpty<VenueResponse>(full);
   out.show_map = doc.showMap;
   out.show_map_link = doc.showMapLink;
   const id = globalId(ctx, doc._id);

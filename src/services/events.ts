@@ -27,12 +27,12 @@ import {
   type OrganizerDoc,
   type PostStatus,
   type Storage,
-  type StoredImage,
   type TermDoc,
-  type VenueDoc,
 } from '../storage/port.js';
 import { type Caller, effectiveStatus, passwordMatches } from './access.js';
-import { ParamErrors, toBool, toHttpUrl, toId, toList } from './input.js';
+import { type OrganizersService } from './organizers.js';
+import { type VenuesService } from './venues.js';
+import { ParamErrors, resolveImage, resolveWebsite, toBool, toId, toList } from './input.js';
 
 export type EventKey = { id: number } | { slug: string };
 
@@ -45,8 +45,14 @@ export interface ReadOptions {
 export interface EventsServiceDeps {
   storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
   siteTimezone: string;
+  /** Linked venues and organizers can be created inside an event write (reference §6.3). */
+  venues: VenuesService;
+  organizers: OrganizersService;
   now?: () => Date;
 }
+
+/** A linked record named in an event write: an existing id, or one to create once all is valid. */
+type LinkRef = { id: number } | { create: Record<string, unknown>; description: string | undefined };
 
 /** Input of a write: a create body, or a patch (which may carry a password on id routes). */
 type EventInput = Partial<EventCreate> & Pick<EventPatchById, 'password'>;
@@ -54,7 +60,7 @@ type EventInput = Partial<EventCreate> & Pick<EventPatchById, 'password'>;
 const SLUG_INDEX = 'events_slug_unique';
 const MAX_SLUG_ATTEMPTS = 100;
 
-export function createEventsService({ storage, siteTimezone, now = () => new Date() }: EventsServiceDeps) {
+export function createEventsService({ storage, siteTimezone, venues, organizers, now = () => new Date() }: EventsServiceDeps) {
   async function findEvent(key: EventKey): Promise<EventDoc> {
     const doc = 'id' in key ? await storage.events.findById(key.id) : await storage.events.findOne({ slug: key.slug });
     if (!doc) throw 'id' in key ? new NotFoundError('event', key.id) : new NotFoundError('event', key.slug, 'slug');
@@ -86,18 +92,21 @@ export function createEventsService({ storage, siteTimezone, now = () => new Dat
     );
   }
 
-  async function relationsOf(doc: EventDoc): Promise<EventRelations> {
-    const [venue, organizers, categories, tags] = await Promise.all([
+  /** Embedded venues and organizers follow their own visibility: drafts are not shown to anonymous callers. */
+  async function relationsOf(doc: EventDoc, caller: Caller | null): Promise<EventRelations> {
+    const [venue, linked, categories, tags] = await Promise.all([
       doc.venueId === null ? null : storage.venues.findById(doc.venueId),
       doc.organizerIds.length === 0 ? [] : storage.organizers.find({ filter: { _id: { $in: doc.organizerIds } } }),
       termsWithCounts('categories', doc.categoryIds),
       termsWithCounts('tags', doc.tagIds),
     ]);
     // Keep the order the organizers were linked in.
-    const byId = new Map(organizers.map((o) => [o._id, o]));
+    const byId = new Map(linked.map((o) => [o._id, o]));
     return {
-      venue,
-      organizers: doc.organizerIds.map((id) => byId.get(id)).filter((o): o is OrganizerDoc => o !== undefined),
+      venue: venue && venues.visibleTo(venue, caller) ? venue : null,
+      organizers: doc.organizerIds
+        .map((id) => byId.get(id))
+        .filter((o): o is OrganizerDoc => o !== undefined && organizers.visibleTo(o, caller)),
       categories,
       tags,
     };
@@ -157,15 +166,8 @@ export function createEventsService({ storage, siteTimezone, now = () => new Dat
     if (input.status !== undefined) set.status = input.status;
 
     if (input.image !== undefined) {
-      const image = resolveImage(input.image);
-      if (image === undefined) {
-        errors.add(
-          'image',
-          typeof input.image === 'number' || /^\d+$/.test(input.image)
-            ? 'image must be an http(s) URL: this service has no media library, so attachment ids are not accepted.'
-            : 'image must be an http(s) URL of an image.',
-        );
-      } else set.image = image;
+      const image = resolveImage(input.image, errors);
+      if (image !== undefined) set.image = image;
     }
     if (input.cost !== undefined) {
       const cost = parseCost(input.cost);
@@ -173,9 +175,8 @@ export function createEventsService({ storage, siteTimezone, now = () => new Dat
       else Object.assign(set, cost);
     }
     if (input.website !== undefined) {
-      const website = input.website.trim();
-      if (website !== '' && toHttpUrl(website) === null) errors.add('website', 'website must be an http(s) URL.');
-      else set.website = website;
+      const website = resolveWebsite(input.website, errors);
+      if (website !== undefined) set.website = website;
     }
     if (input.show_map !== undefined) set.showMap = toBool(input.show_map);
     if (input.show_map_link !== undefined) set.showMapLink = toBool(input.show_map_link);
@@ -193,8 +194,6 @@ export function createEventsService({ storage, siteTimezone, now = () => new Dat
       input.tags === undefined ? undefined : resolveTerms('tags', input.tags, errors),
       input.post_parent === undefined ? undefined : resolveParent(input.post_parent, current, errors),
     ]);
-    if (venueId !== undefined) set.venueId = venueId;
-    if (organizerIds !== undefined) set.organizerIds = organizerIds;
     if (categoryIds !== undefined) set.categoryIds = categoryIds;
     if (tagIds !== undefined) set.tagIds = tagIds;
     if (postParent !== undefined) set.postParent = postParent;
@@ -215,51 +214,75 @@ export function createEventsService({ storage, siteTimezone, now = () => new Dat
     }
     set.modifiedUtc = at;
     if (current === null && set.authorId === undefined) set.authorId = caller.authorId;
-    return set;
+    return { set, links: { venue: venueId, organizers: organizerIds } };
   }
 
-  function resolveImage(value: string | number): StoredImage | null | undefined {
-    if (typeof value === 'number') return undefined;
-    const trimmed = value.trim();
-    if (trimmed === '') return null;
-    const url = toHttpUrl(trimmed);
-    if (!url) return undefined;
-    const ext = /\.([A-Za-z0-9]{1,8})$/.exec(url.pathname)?.[1]?.toLowerCase() ?? '';
-    return { url: url.toString(), extension: ext };
-  }
-
-  async function resolveVenue(value: unknown, errors: ParamErrors): Promise<number | null | undefined> {
-    const single = Array.isArray(value) ? value[0] : value;
-    if (single === undefined || single === 0 || single === '' || single === '0') return null;
-    const id = toId(typeof single === 'object' && single !== null ? (single as { id: unknown }).id : single);
-    const venue: VenueDoc | null = id === null ? null : await storage.venues.findById(id);
-    if (!venue) {
-      errors.add('venue', 'venue must be the id of an existing venue.');
-      return undefined;
-    }
-    return venue._id;
-  }
-
-  async function resolveOrganizers(value: unknown, errors: ParamErrors): Promise<number[] | undefined> {
-    const items = Array.isArray(value) ? value : toList(value as string | number);
-    const ids: number[] = [];
-    for (const item of items) {
-      if (item === 0 || item === '' || item === '0') continue;
-      const id = toId(typeof item === 'object' && item !== null ? (item as { id: unknown }).id : item);
-      if (id === null) {
-        errors.add('organizer', 'organizer must list ids of existing organizers.');
-        return undefined;
+  /**
+   * Creates the nested venues and organizers of a write that has passed every check (design §9.19:
+   * a rejected write leaves no new record behind), and links them.
+   */
+  async function commitLinks(set: Partial<EventDoc>, links: { venue: LinkRef | null | undefined; organizers: LinkRef[] | undefined }, caller: Caller) {
+    if (links.venue !== undefined) set.venueId = links.venue === null ? null : await commitLink(venues, links.venue, caller);
+    if (links.organizers !== undefined) {
+      const ids: number[] = [];
+      for (const ref of links.organizers) {
+        const id = await commitLink(organizers, ref, caller);
+        if (!ids.includes(id)) ids.push(id);
       }
-      if (!ids.includes(id)) ids.push(id);
+      set.organizerIds = ids;
     }
-    if (ids.length === 0) return [];
-    const found = await storage.organizers.find({ filter: { _id: { $in: ids } } });
-    if (found.length !== ids.length) {
-      const missing = ids.filter((id) => !found.some((o) => o._id === id));
-      errors.add('organizer', `organizer lists ids that are not organizers: ${missing.join(', ')}.`);
+  }
+
+  async function commitLink(service: VenuesService | OrganizersService, ref: LinkRef, caller: Caller): Promise<number> {
+    if ('id' in ref) return ref.id;
+    const { doc } = await service.commitCreate(ref.create as never, caller, ref.description);
+    return doc._id;
+  }
+
+  /** One linked entry: an id, `{ id, … }`, or a new record's fields (validated now, created later). */
+  async function linkRef(
+    service: VenuesService | OrganizersService,
+    item: unknown,
+    param: 'venue' | 'organizer',
+    errors: ParamErrors,
+  ): Promise<LinkRef | undefined> {
+    if (typeof item === 'object' && item !== null && !('id' in item)) {
+      const fields = item as Record<string, unknown>;
+      const create = service.prepare(fields as never, null, errors, param) as Record<string, unknown>;
+      const description = typeof fields.description === 'string' ? fields.description : undefined;
+      return { create, description };
+    }
+    const id = toId(typeof item === 'object' && item !== null ? (item as { id: unknown }).id : item);
+    const found = id === null ? null : await storage[service.definition.collection].findById(id);
+    if (!found) {
+      errors.add(param, `${param} must reference an existing ${param} (by id) or describe a new one.`);
       return undefined;
     }
-    return ids;
+    return { id: found._id };
+  }
+
+  const isEmptyLink = (value: unknown) => value === 0 || value === '' || value === '0' || (Array.isArray(value) && value.length === 0);
+
+  async function resolveVenue(value: unknown, errors: ParamErrors): Promise<LinkRef | null | undefined> {
+    const single = Array.isArray(value) ? value[0] : value;
+    if (single === undefined || isEmptyLink(single)) return null;
+    return linkRef(venues, single, 'venue', errors);
+  }
+
+  async function resolveOrganizers(value: unknown, errors: ParamErrors): Promise<LinkRef[] | undefined> {
+    const items = Array.isArray(value)
+      ? value
+      : typeof value === 'object' && value !== null
+        ? [value]
+        : toList(value as string | number);
+    const refs: LinkRef[] = [];
+    for (const item of items) {
+      if (isEmptyLink(item)) continue;
+      const ref = await linkRef(organizers, item, 'organizer', errors);
+      if (ref === undefined) return undefined;
+      refs.push(ref);
+    }
+    return refs;
   }
 
   /** Ids, then slugs, then names (reference §5.0 `is_term_of_taxonomy`). */
@@ -321,11 +344,12 @@ export function createEventsService({ storage, siteTimezone, now = () => new Dat
     async get(key: EventKey, options: ReadOptions) {
       const doc = await findEvent(key);
       assertReadable(doc, options);
-      return { doc: { ...doc, status: effectiveStatus(doc, now()) }, relations: await relationsOf(doc) };
+      return { doc: { ...doc, status: effectiveStatus(doc, now()) }, relations: await relationsOf(doc, options.caller) };
     },
 
     async create(input: EventCreate, caller: Caller) {
-      const set = await resolve(input, null, caller);
+      const { set, links } = await resolve(input, null, caller);
+      await commitLinks(set, links, caller);
       const id = await storage.nextId('posts');
       const at = now();
       const doc: EventDoc = {
@@ -363,12 +387,12 @@ export function createEventsService({ storage, siteTimezone, now = () => new Dat
         ...set,
       };
       const stored = await insertWithUniqueSlug(doc);
-      return { doc: stored, relations: await relationsOf(stored) };
+      return { doc: stored, relations: await relationsOf(stored, caller) };
     },
 
     async update(key: EventKey, input: EventInput, caller: Caller) {
       const current = await findEvent(key);
-      const set = await resolve(input, current, caller);
+      const { set, links } = await resolve(input, current, caller);
       if (input.slug !== undefined) {
         const slug = slugFrom(input.slug, current.slug);
         if (slug !== current.slug) {
@@ -379,6 +403,7 @@ export function createEventsService({ storage, siteTimezone, now = () => new Dat
           set.slug = slug;
         }
       }
+      await commitLinks(set, links, caller);
       let updated: EventDoc | null;
       try {
         updated = await storage.events.updateById(current._id, { $set: set });
@@ -390,16 +415,16 @@ export function createEventsService({ storage, siteTimezone, now = () => new Dat
         throw err;
       }
       if (!updated) throw new NotFoundError('event', current._id);
-      return { doc: updated, relations: await relationsOf(updated) };
+      return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 
     /** Moves the event to the trash (reference §6.6); a second delete is 410. */
-    async trash(key: EventKey) {
+    async trash(key: EventKey, caller: Caller) {
       const current = await findEvent(key);
       if (current.status === 'trash') throw new GoneError('event');
       const updated = await storage.events.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } });
       if (!updated) throw new NotFoundError('event', current._id);
-      return { doc: updated, relations: await relationsOf(updated) };
+      return { doc: updated, relations: await relationsOf(updated, caller) };
     },
   };
 }

@@ -3,6 +3,7 @@
  * shapes; these functions apply the reference's coercions (reference §1.4, §5.0).
  */
 import { type ListInputValue, type WpBooleanValue } from '../schemas/common.js';
+import { type StoredImage } from '../storage/port.js';
 
 /** WordPress boolean coercion: "false", "0", 0, false → false; "true", "1", 1, true → true. */
 export function toBool(value: WpBooleanValue): boolean {
@@ -50,4 +51,43 @@ export class ParamErrors {
   get empty(): boolean {
     return Object.keys(this.params).length === 0;
   }
+}
+
+/** The reference's loose truthiness (§5.0) for `show_map`, `has_events`, …: also JSON booleans. */
+export function isTruthy(value: boolean | number | string): boolean {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0;
+  return ['1', 'enable', 'enabled', 'on', 'y', 'yes', 'true'].includes(value.trim().toLowerCase());
+}
+
+/**
+ * `image`: an http(s) URL is stored with its extension; `""` removes the image (null);
+ * anything else — numeric attachment ids included — is invalid (undefined), with a message.
+ */
+export function resolveImage(value: string | number, errors: ParamErrors, param = 'image'): StoredImage | null | undefined {
+  const numeric = typeof value === 'number' || /^\d+$/.test(value.trim());
+  const trimmed = typeof value === 'number' ? '' : value.trim();
+  if (!numeric && trimmed === '') return null;
+  const url = numeric ? null : toHttpUrl(trimmed);
+  if (!url) {
+    errors.add(
+      param,
+      numeric
+        ? `${param} must be an http(s) URL: this service has no media library, so attachment ids are not accepted.`
+        : `${param} must be an http(s) URL of an image.`,
+    );
+    return undefined;
+  }
+  const extension = /\.([A-Za-z0-9]{1,8})$/.exec(url.pathname)?.[1]?.toLowerCase() ?? '';
+  return { url: url.toString(), extension };
+}
+
+/** `website`: an http(s) URL, or `""` to clear it. */
+export function resolveWebsite(value: string, errors: ParamErrors, param = 'website'): string | undefined {
+  const website = value.trim();
+  if (website !== '' && toHttpUrl(website) === null) {
+    errors.add(param, `${param} must be an http(s) URL.`);
+    return undefined;
+  }
+  return website;
 }

@@ -7,16 +7,20 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { type Config } from '../config.js';
 import { slugFrom } from '../lib/slug.js';
-import { searchTermsOf } from '../lib/text.js';
 import { type EventCreate } from '../schemas/events.js';
-import { type OrganizerDoc, type Storage, type TermDoc, type VenueDoc } from '../storage/port.js';
+import { type OrganizerCreate } from '../schemas/organizers.js';
+import { type VenueCreate } from '../schemas/venues.js';
+import { type Storage, type TermDoc } from '../storage/port.js';
 import { createEventsService } from './events.js';
+import { createOrganizersService } from './organizers.js';
+import { createVenuesService } from './venues.js';
 
 const SEEDS = fileURLToPath(new URL('../../seeds/', import.meta.url));
 
 interface SeedTerm { name: string; slug?: string; description?: string; parent?: string }
-interface SeedVenue { slug?: string; venue: string; address?: string; city?: string; country?: string; state?: string; province?: string; zip?: string; phone?: string; website?: string; geo_lat?: number; geo_lng?: number }
-interface SeedOrganizer { slug?: string; organizer: string; phone?: string; website?: string; email?: string }
+/** Seed venues and organizers are API bodies plus the slug other seed records use to reference them. */
+type SeedVenue = VenueCreate & { slug?: string };
+type SeedOrganizer = OrganizerCreate & { slug?: string };
 type SeedEvent = Omit<EventCreate, 'venue' | 'organizer' | 'categories' | 'tags'> & { venue?: string; organizer?: string[]; categories?: string[]; tags?: string[] };
 
 async function load<T>(file: string): Promise<T[]> {
@@ -54,52 +58,20 @@ export async function seedIfEmpty({ storage, config, log }: { storage: Storage; 
       bySlug[taxonomy].set(slug, _id);
     }
   }
-  const post = { status: 'publish' as const, authorId: 0, dateUtc: now, modifiedUtc: now, description: '', excerpt: '', image: null };
-  for (const v of await load<SeedVenue>('venues.json')) {
-    const _id = await storage.nextId('posts');
-    const located = v.geo_lat !== undefined && v.geo_lng !== undefined;
-    const doc: VenueDoc = {
-      ...post,
-      _id,
-      slug: v.slug ?? slugFrom(v.venue, `venue-${_id}`),
-      name: v.venue,
-      nameKey: v.venue.toLowerCase(),
-      address: v.address ?? '',
-      city: v.city ?? '',
-      country: v.country ?? '',
-      province: v.province ?? '',
-      state: v.state ?? '',
-      zip: v.zip ?? '',
-      phone: v.phone ?? '',
-      stateprovince: v.state ?? v.province ?? '',
-      website: v.website ?? '',
-      showMap: true,
-      showMapLink: true,
-      location: located ? { type: 'Point', coordinates: [v.geo_lng as number, v.geo_lat as number] } : null,
-      geoSource: located ? 'provided' : null,
-      searchTerms: searchTermsOf(v.venue, v.address, v.city, v.state, v.province, v.zip, v.phone),
-    };
-    await storage.venues.insertOne(doc);
-    bySlug.venues.set(doc.slug, _id);
+  const caller = { role: 'editor' as const, authorId: 0 };
+  const deps = { storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax };
+  const venues = createVenuesService(deps);
+  const organizers = createOrganizersService(deps);
+  for (const { slug, ...v } of await load<SeedVenue>('venues.json')) {
+    const { doc } = await venues.create(v, caller);
+    bySlug.venues.set(slug ?? doc.slug, doc._id);
   }
-  for (const o of await load<SeedOrganizer>('organizers.json')) {
-    const _id = await storage.nextId('posts');
-    const doc: OrganizerDoc = {
-      ...post,
-      _id,
-      slug: o.slug ?? slugFrom(o.organizer, `organizer-${_id}`),
-      name: o.organizer,
-      nameKey: o.organizer.toLowerCase(),
-      phone: o.phone ?? '',
-      website: o.website ?? '',
-      email: o.email ?? '',
-      searchTerms: searchTermsOf(o.organizer, o.phone, o.email, o.website),
-    };
-    await storage.organizers.insertOne(doc);
-    bySlug.organizers.set(doc.slug, _id);
+  for (const { slug, ...o } of await load<SeedOrganizer>('organizers.json')) {
+    const { doc } = await organizers.create(o, caller);
+    bySlug.organizers.set(slug ?? doc.slug, doc._id);
   }
 
-  const events = createEventsService({ storage, siteTimezone: config.siteTimezone });
+  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, venues, organizers });
   const ids = (map: Map<string, number>, slugs: string[] | undefined) => (slugs ?? []).map((s) => map.get(s)).filter((id): id is number => id !== undefined);
   const seeded = await load<SeedEvent>('events.json');
   for (const e of seeded) {
@@ -112,7 +84,7 @@ export async function seedIfEmpty({ storage, config, log }: { storage: Storage; 
         categories: ids(bySlug.categories, e.categories),
         tags: ids(bySlug.tags, e.tags),
       },
-      { role: 'editor', authorId: 0 },
+      caller,
     );
   }
   log.info(`seed: loaded ${seeded.length} events, ${bySlug.venues.size} venues, ${bySlug.organizers.size} organizers, ${bySlug.categories.size} categories, ${bySlug.tags.size} tags`);

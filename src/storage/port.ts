@@ -237,6 +237,8 @@ export interface Collection<T extends { _id: number }> {
   /** `find` plus the total number of matches (ignoring skip/limit). */
   findPage(query: CompiledQuery): Promise<Page<T>>;
   count(filter: Filter): Promise<number>;
+  /** Distinct values of a field over the documents matching the filter; array fields contribute their elements (MongoDB semantics). Nulls and missing values are left out. */
+  distinct(field: string, filter: Filter): Promise<Scalar[]>;
   /**
    * Update one document by id and return it as stored afterwards, or null if absent.
    * Throws DuplicateKeyError when a unique index would be violated (nothing is written then).

@@ -20,6 +20,7 @@ function fakeCollection(overrides: Record<string, unknown> = {}) {
     find: vi.fn(() => ({ toArray })),
     findOne: vi.fn(() => Promise.resolve({ _id: 1, name: 'current' })),
     countDocuments: vi.fn(() => Promise.resolve(42)),
+    distinct: vi.fn((): Promise<unknown[]> => Promise.resolve([0, null, 3])),
     insertOne: vi.fn(() => Promise.resolve({ acknowledged: true, insertedId: 1 })),
     findOneAndUpdate: vi.fn(() => Promise.resolve({ _id: 1, name: 'after' })),
     updateMany: vi.fn(() => Promise.resolve({ modifiedCount: 3 })),
@@ -79,6 +80,28 @@ describe('mongodb collection', () => {
     expect(fake.countDocuments).toHaveBeenCalledWith(filter, { maxTimeMS: 8000 });
     resolveFind([{ _id: 7 }]);
     expect(await page).toEqual({ items: [{ _id: 7 }], total: 42 });
+  });
+
+  it('distinct sends the key and filter as given with the server time limit, and drops nulls', async () => {
+    const { fake, collection } = fakeCollection();
+    const filter = { $text: { $search: 'jazz' }, searchTerms: { $all: ['jazz'] }, _id: { $in: [1, 2] } };
+    const day = new Date('2025-04-01T00:00:00.000Z');
+    fake.distinct.mockResolvedValueOnce([null, 0, 'a', day, null]);
+    expect(await collection.distinct('parent', filter)).toEqual([0, 'a', day]);
+    expect(fake.distinct).toHaveBeenCalledWith('parent', filter, { maxTimeMS: 8000 });
+    expect(await collection.distinct('name', {})).toEqual([0, 3]);
+    expect(fake.distinct).toHaveBeenLastCalledWith('name', {}, { maxTimeMS: 8000 });
+  });
+
+  it('distinct translates driver errors like the other operations', async () => {
+    const timeout = new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' } as never);
+    const { collection } = fakeCollection({ distinct: vi.fn(() => Promise.reject(timeout)) });
+    await expect(collection.distinct('parent', {})).rejects.toBeInstanceOf(StorageUnavailableError);
+    const badValue = new MongoServerError({ code: 2, codeName: 'BadValue', errmsg: 'unknown operator: $foo' } as never);
+    const refused = fakeCollection({ distinct: vi.fn(() => Promise.reject(badValue)) }).collection;
+    await expect(refused.distinct('parent', {})).rejects.toThrow(
+      'MongoDB tags.distinct failed (MongoServerError, code 2, BadValue)',
+    );
   });
 
   it('updateById sends $set as given and $unset as a document', async () => {

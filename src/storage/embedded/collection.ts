@@ -11,10 +11,11 @@ import {
   type IndexDefinition,
   type ManyUpdate,
   type Page,
+  type Scalar,
   type Sort,
   type Update,
 } from '../port.js';
-import { compareValues, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
+import { compareValues, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
 import { checkCount, checkFieldPath, checkSort, isScalar, planFilter, type GeoCondition } from './filter.js';
 import { GeoIndex, pointsForMatching, withinCap, type LngLat } from './geo-index.js';
 import { TextIndex } from './text-index.js';
@@ -324,6 +325,30 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
   async count(filter: Filter): Promise<number> {
     this.assertOpen();
     return this.select(filter).length;
+  }
+
+  /**
+   * MongoDB's distinct over `select` (same planning and refusals as `find`): the field's values
+   * are read like sort keys (arrays along the path traversed, a trailing array contributes its
+   * elements, one level), null, missing and empty arrays contribute nothing, and equal values
+   * (BSON comparison: Dates by time) are kept once. Ascending BSON order, for determinism only.
+   */
+  async distinct(field: string, filter: Filter): Promise<Scalar[]> {
+    this.assertOpen();
+    if (typeof field !== 'string') refuse('distinct needs a field path string.');
+    checkFieldPath(field, 'distinct');
+    const values: unknown[] = [];
+    for (const doc of this.select(filter)) {
+      for (const value of keyValuesAt(doc, field)) {
+        if (value !== null && value !== undefined && value !== EMPTY_ARRAY_KEY) values.push(value);
+      }
+    }
+    values.sort(compareValues);
+    const unique: unknown[] = [];
+    for (const value of values) {
+      if (unique.length === 0 || compareValues(unique[unique.length - 1], value) !== 0) unique.push(value);
+    }
+    return structuredClone(unique) as Scalar[];
   }
 
   // -------------------------------------------------------------------------

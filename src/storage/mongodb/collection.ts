@@ -11,6 +11,7 @@ import {
   type IndexDefinition,
   type ManyUpdate,
   type Page,
+  type Scalar,
   type Sort,
   type Update,
 } from '../port.js';
@@ -105,6 +106,14 @@ export function createMongoCollection<T extends { _id: number }>(
     },
 
     count,
+
+    distinct(field, filter) {
+      return run('distinct', async () => {
+        const values: unknown[] = await collection.distinct(field, filter as Document, readOptions);
+        // MongoDB's distinct reports null (explicit nulls, null array elements); the port leaves it out.
+        return values.filter((value) => value !== null && value !== undefined) as Scalar[];
+      });
+    },
 
     async updateById(id, update: Update<T>) {
       const $set = checkedFields(update.$set as Record<string, unknown> | undefined, '$set');

@@ -1,0 +1,31 @@
+import { formatWallClock } from '../lib/dates.js';
+import { autoParagraph } from '../lib/html.js';
+import { type OrganizerDoc, type VenueDoc } from '../storage/port.js';
+import { type SerializeContext, imageObject, permalink } from './context.js';
+
+/**
+ * The leading keys venues and organizers share (reference §2.4, §2.5), up to and including `image`.
+ * Empty values are `''` here and dropped by `dropEmpty`, as the reference does.
+ */
+export function linkedPostHead(doc: VenueDoc | OrganizerDoc, type: 'venue' | 'organizer', ctx: SerializeContext) {
+  return {
+    id: doc._id,
+    author: doc.authorId > 0 ? String(doc.authorId) : '',
+    status: doc.status,
+    date: formatWallClock(doc.dateUtc, ctx.siteTimezone),
+    date_utc: formatWallClock(doc.dateUtc, 'UTC'),
+    modified: formatWallClock(doc.modifiedUtc, ctx.siteTimezone),
+    modified_utc: formatWallClock(doc.modifiedUtc, 'UTC'),
+    url: permalink(ctx, type, doc.slug),
+    [type]: doc.name,
+    description: autoParagraph(doc.description),
+    excerpt: autoParagraph(doc.excerpt),
+    slug: doc.slug,
+    image: doc.image ? imageObject(doc.image) : '',
+  };
+}
+
+/** Drops the reference's "empty" values: `""` and `"0"`. */
+export function dropEmpty<T>(fields: Record<string, unknown>): T {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== '' && v !== '0')) as T;
+}

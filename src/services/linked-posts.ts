@@ -1,0 +1,305 @@
+/**
+ * Venues and organizers ("linked posts" in the reference) share their whole life cycle: validation,
+ * de-duplication on create, slugs, visibility, trash, lists. Each resource supplies a definition of
+ * what differs (src/services/venues.ts, src/services/organizers.ts).
+ */
+import { parseDateInput } from '../lib/dates.js';
+import { slugCandidate, slugFrom } from '../lib/slug.js';
+import { searchTermsOf, searchWords, textSearchOf } from '../lib/text.js';
+import { AccessDeniedError, DuplicateKeyError, GoneError, InvalidParamsError, NotFoundError } from '../errors.js';
+import { type Paging, resolvePaging } from '../query/paging.js';
+import { NON_TRASH_STATUSES, resolveStatuses, statusFilter } from '../query/status.js';
+import {
+  type Collection,
+  type CompiledQuery,
+  type Filter,
+  type OrganizerDoc,
+  type PostStatus,
+  type Storage,
+  type VenueDoc,
+} from '../storage/port.js';
+import { type Caller, effectiveStatus } from './access.js';
+import { isTruthy, ParamErrors, resolveImage, resolveWebsite, toId } from './input.js';
+
+export type LinkedPostDoc = VenueDoc | OrganizerDoc;
+export type LinkedPostKey = { id: number } | { slug: string };
+
+/** Fields every linked-post write may carry (the resource's own fields come through `resolveOwn`). */
+export interface LinkedPostInput {
+  author?: number | string;
+  date?: string | number;
+  date_utc?: string | number;
+  description?: string;
+  status?: PostStatus;
+  website?: string;
+  image?: string | number;
+}
+
+export interface LinkedPostDefinition<D extends LinkedPostDoc, I extends LinkedPostInput> {
+  kind: 'venue' | 'organizer';
+  collection: 'venues' | 'organizers';
+  /** The body field holding the name: `venue` or `organizer`. */
+  nameField: 'venue' | 'organizer';
+  slugIndex: string;
+  /** How events point at this resource, for `event`/`has_events` filters and unlinking on trash. */
+  eventField: 'venueId' | 'organizerIds';
+  /** The resource's own fields with their defaults. */
+  blank(): Omit<D, keyof LinkedPostCommon>;
+  /** Validates and applies the resource's own fields of `input` onto `set`. */
+  resolveOwn(input: I, current: D | null, set: Partial<D>, errors: ParamErrors): void;
+  /** The texts indexed for search, in the order of the text index (indexes/). */
+  searchTexts(doc: D): Array<string | null | undefined>;
+}
+
+type LinkedPostCommon = Pick<
+  LinkedPostDoc,
+  '_id' | 'slug' | 'status' | 'authorId' | 'dateUtc' | 'modifiedUtc' | 'description' | 'excerpt' | 'image' | 'searchTerms' | 'name' | 'nameKey' | 'website'
+>;
+
+export interface LinkedPostListParams {
+  page?: number;
+  per_page?: number;
+  search?: string;
+  event?: number;
+  has_events?: boolean | number | string;
+  only_with_upcoming?: boolean | number | string;
+  status?: string | string[];
+}
+
+export interface LinkedPostServiceDeps {
+  storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'nextId'>;
+  siteTimezone: string;
+  perPageMax: number;
+  now?: () => Date;
+}
+
+/** Statuses of the events that make a venue or organizer "have events" (reference §5.3). */
+const LIVE_EVENT_STATUSES: readonly PostStatus[] = ['publish', 'future', 'private'];
+const MAX_SLUG_ATTEMPTS = 100;
+
+export function createLinkedPostService<D extends LinkedPostDoc, I extends LinkedPostInput>(
+  def: LinkedPostDefinition<D, I>,
+  { storage, siteTimezone, perPageMax, now = () => new Date() }: LinkedPostServiceDeps,
+) {
+  const collection = storage[def.collection] as unknown as Collection<D>;
+
+  async function find(key: LinkedPostKey): Promise<D> {
+    const doc = 'id' in key ? await collection.findById(key.id) : await collection.findOne({ slug: key.slug });
+    if (!doc) throw 'id' in key ? new NotFoundError(def.kind, key.id) : new NotFoundError(def.kind, key.slug, 'slug');
+    return doc;
+  }
+
+  /** Anyone sees published records; token holders see every status (reference §7.3). */
+  function visibleTo(doc: D, caller: Caller | null): boolean {
+    return caller !== null || effectiveStatus(doc, now()) === 'publish';
+  }
+
+  /** Validates a body into stored fields; errors are collected under `param` (nested) or per field. */
+  function prepare(input: I & { [name: string]: unknown }, current: D | null, errors: ParamErrors, param?: string): Partial<D> {
+    const where = (field: string) => param ?? field;
+    const set: Partial<D> = {};
+    const name = input[def.nameField];
+    if (typeof name === 'string') {
+      if (name.trim() === '') errors.add(where(def.nameField), `${def.nameField} must not be empty.`);
+      else Object.assign(set, { name: name.trim(), nameKey: name.trim().toLowerCase() });
+    }
+    if (input.description !== undefined) set.description = input.description;
+    if (input.author !== undefined) set.authorId = toId(input.author) ?? 0;
+    if (input.status !== undefined) set.status = input.status;
+    for (const [field, zone] of [['date_utc', 'UTC'], ['date', siteTimezone]] as const) {
+      const raw = input[field];
+      if (raw === undefined || set.dateUtc !== undefined) continue;
+      const parsed = parseDateInput(raw, { timezone: zone, now: now() });
+      if (parsed === null) errors.add(where(field), `${field} is not a valid date.`);
+      else set.dateUtc = parsed;
+    }
+    if (input.website !== undefined) {
+      const website = resolveWebsite(input.website, errors, where('website'));
+      if (website !== undefined) set.website = website;
+    }
+    if (input.image !== undefined) {
+      const image = resolveImage(input.image, errors, where('image'));
+      if (image !== undefined) set.image = image;
+    }
+    const own = new ParamErrors();
+    def.resolveOwn(input, current, set, own);
+    for (const [field, message] of Object.entries(own.params)) errors.add(where(field), message);
+
+    const at = now();
+    const status = set.status ?? current?.status ?? 'publish';
+    if (status === 'publish' && (set.dateUtc ?? current?.dateUtc ?? at).getTime() > at.getTime()) set.status = 'future';
+    set.modifiedUtc = at;
+    return set;
+  }
+
+  function withSearchTerms(doc: D): D {
+    return { ...doc, searchTerms: searchTermsOf(...def.searchTexts(doc)) };
+  }
+
+  /**
+   * The reference's de-duplication (§6.4): same name, case-insensitively, and the same description
+   * when one is given. Trashed records are not revived.
+   */
+  async function findDuplicate(nameKey: string, description: string | undefined): Promise<D | null> {
+    const candidates = await collection.find({ filter: { nameKey, status: { $ne: 'trash' } }, sort: [['_id', 1]] });
+    const wanted = description?.trim().toLowerCase();
+    return candidates.find((c) => wanted === undefined || c.description.trim().toLowerCase() === wanted) ?? null;
+  }
+
+  async function applyUpdate(current: D, set: Partial<D>): Promise<D> {
+    const next = withSearchTerms({ ...current, ...set });
+    const updated = await collection.updateById(current._id, { $set: { ...set, searchTerms: next.searchTerms } as Partial<D> });
+    if (!updated) throw new NotFoundError(def.kind, current._id);
+    return updated;
+  }
+
+  /**
+   * Creates from prepared fields, or returns the duplicate it matches (updated with the provided
+   * fields). Race-free: identical names derive the same slug, so of two concurrent creates one
+   * insert fails on the unique slug index and then finds the other's record.
+   */
+  async function commitCreate(set: Partial<D>, caller: Caller, description: string | undefined): Promise<{ doc: D; created: boolean }> {
+    const nameKey = set.nameKey as string;
+    const existing = await findDuplicate(nameKey, description);
+    if (existing) return { doc: await applyUpdate(existing, withoutName(set)), created: false };
+
+    const id = await storage.nextId('posts');
+    const at = now();
+    const base = slugFrom(set.name as string, `${def.kind}-${id}`);
+    const doc = withSearchTerms({
+      _id: id,
+      slug: base,
+      status: 'publish',
+      authorId: caller.authorId,
+      dateUtc: at,
+      modifiedUtc: at,
+      description: '',
+      excerpt: '',
+      image: null,
+      searchTerms: [],
+      name: '',
+      nameKey: '',
+      website: '',
+      ...def.blank(),
+      ...set,
+    } as unknown as D);
+    for (let attempt = 1; attempt <= MAX_SLUG_ATTEMPTS + 1; attempt++) {
+      const candidate = { ...doc, slug: attempt > MAX_SLUG_ATTEMPTS ? `${base}-${id}` : slugCandidate(base, attempt) };
+      try {
+        await collection.insertOne(candidate);
+        return { doc: candidate, created: true };
+      } catch (err) {
+        if (!(err instanceof DuplicateKeyError && err.index === def.slugIndex)) throw err;
+        const raced = await findDuplicate(nameKey, description);
+        if (raced) return { doc: await applyUpdate(raced, withoutName(set)), created: false };
+      }
+    }
+    throw new Error(`Could not find a free slug for ${def.kind} "${base}"`);
+  }
+
+  /** A duplicate keeps its own spelling of the name. */
+  function withoutName(set: Partial<D>): Partial<D> {
+    const { name: _name, nameKey: _key, ...rest } = set;
+    return rest as Partial<D>;
+  }
+
+  async function eventIdsFilter(params: LinkedPostListParams, caller: Caller | null, errors: ParamErrors): Promise<Filter[]> {
+    const clauses: Filter[] = [];
+    const at = now();
+    if (params.event !== undefined) {
+      const event = await storage.events.findById(params.event);
+      if (!event) errors.add('event', 'event must be the id of an existing event.');
+      else {
+        const ids = def.eventField === 'venueId' ? (event.venueId === null ? [] : [event.venueId]) : event.organizerIds;
+        clauses.push({ _id: { $in: ids } });
+      }
+    }
+    if (params.has_events !== undefined) {
+      const ids = await storage.events.distinct(def.eventField, { status: { $in: [...LIVE_EVENT_STATUSES] } });
+      clauses.push({ _id: isTruthy(params.has_events) ? { $in: ids } : { $nin: ids } });
+    }
+    if (params.only_with_upcoming !== undefined && isTruthy(params.only_with_upcoming)) {
+      const visible = statusFilter(caller ? NON_TRASH_STATUSES : ['publish'], at);
+      const ids = await storage.events.distinct(def.eventField, { $and: [visible, { startUtc: { $gte: at } }] });
+      clauses.push({ _id: { $in: ids } });
+    }
+    return clauses;
+  }
+
+  return {
+    definition: def,
+    visibleTo,
+    prepare,
+
+    async get(key: LinkedPostKey, caller: Caller | null): Promise<D> {
+      const doc = await find(key);
+      if (!visibleTo(doc, caller)) {
+        throw new AccessDeniedError(`${def.kind}-not-accessible`, `The requested ${def.kind} is not accessible`);
+      }
+      return { ...doc, status: effectiveStatus(doc, now()) };
+    },
+
+    /** Validates a whole body (top-level create) and creates or de-duplicates. */
+    async create(input: I & { [name: string]: unknown }, caller: Caller) {
+      const errors = new ParamErrors();
+      const set = prepare(input, null, errors);
+      if (!errors.empty) throw new InvalidParamsError(errors.params);
+      return commitCreate(set, caller, input.description);
+    },
+
+    /** Second half of a nested create: `set` came from `prepare` without errors. */
+    commitCreate,
+
+    async update(key: LinkedPostKey, input: I & { [name: string]: unknown }) {
+      const current = await find(key);
+      const errors = new ParamErrors();
+      const set = prepare(input, current, errors);
+      if (!errors.empty) throw new InvalidParamsError(errors.params);
+      return applyUpdate(current, set);
+    },
+
+    /** Trash, then unlink from every event (reference §6.6); a second delete is 410. */
+    async trash(key: LinkedPostKey): Promise<D> {
+      const current = await find(key);
+      if (current.status === 'trash') throw new GoneError(def.kind);
+      const trashed = await collection.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } as Partial<D> });
+      if (!trashed) throw new NotFoundError(def.kind, current._id);
+      if (def.eventField === 'venueId') await storage.events.updateMany({ venueId: current._id }, { $set: { venueId: null } });
+      else await storage.events.updateMany({ organizerIds: current._id }, { $pull: { organizerIds: current._id } });
+      return trashed;
+    },
+
+    async list(params: LinkedPostListParams, caller: Caller | null): Promise<{ items: D[]; total: number; paging: Paging; args: Array<[string, string]> }> {
+      const errors = new ParamErrors();
+      let statuses: PostStatus[] = [];
+      try {
+        statuses = resolveStatuses(params.status, caller);
+      } catch (err) {
+        if (err instanceof InvalidParamsError) Object.assign(errors.params, (err.data as { params: Record<string, string> }).params);
+        else throw err;
+      }
+      const clauses: Filter[] = [statusFilter(statuses, now())];
+      clauses.push(...(await eventIdsFilter(params, caller, errors)));
+      if (!errors.empty) throw new InvalidParamsError(errors.params);
+      if (params.search !== undefined) {
+        clauses.push({ $text: { $search: textSearchOf(params.search) }, searchTerms: { $all: searchWords(params.search) } });
+      }
+      const paging = resolvePaging(params.page, params.per_page, perPageMax);
+      const query: CompiledQuery = {
+        filter: { $and: clauses },
+        sort: [['nameKey', 1], ['_id', 1]],
+        skip: paging.skip,
+        limit: paging.perPage,
+      };
+      const { items, total } = await collection.findPage(query);
+      const args: Array<[string, string]> = [['status', statuses.join(',')]];
+      for (const name of ['search', 'event', 'has_events', 'only_with_upcoming'] as const) {
+        const value = params[name];
+        if (value !== undefined) args.push([name, String(value)]);
+      }
+      return { items: items.map((d) => ({ ...d, status: effectiveStatus(d, now()) })), total, paging, args };
+    },
+  };
+}
+
+export type LinkedPostService<D extends LinkedPostDoc, I extends LinkedPostInput> = ReturnType<typeof createLinkedPostService<D, I>>;
