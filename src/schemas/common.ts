@@ -142,13 +142,17 @@ export const PageQueryProperties = {
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, default: 10, description: 'Results per page (at most PER_PAGE_MAX)' })),
 };
 
-/** The collection envelope's link members (reference §3.1). */
+/**
+ * The collection envelope's link members (reference §3.1). fast-json-stringify writes required keys
+ * before optional ones, so `total`/`total_pages` are declared optional to keep the reference's order
+ * (`…, next_rest_url, previous_rest_url, total, total_pages`); the handlers always set them.
+ */
 export const ListLinkProperties = {
   rest_url: Type.String(),
   next_rest_url: Type.Optional(Type.String()),
   previous_rest_url: Type.Optional(Type.String()),
-  total: Type.Integer(),
-  total_pages: Type.Integer(),
+  total: Type.Optional(Type.Integer()),
+  total_pages: Type.Optional(Type.Integer()),
 };
 
 /** Fields every post type (venue, organizer) takes on writes, besides its name and own fields. */
