@@ -14,10 +14,13 @@ import { installValidation } from './plugins/validation.js';
 import { NAMESPACE } from './routes/context.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
+import { categoryRouteOptions, categoryRoutes } from './routes/categories.js';
 import { organizerRouteOptions, organizerRoutes } from './routes/organizers.js';
+import { tagRouteOptions, tagRoutes } from './routes/tags.js';
 import { venueRouteOptions, venueRoutes } from './routes/venues.js';
 import { createEventsService } from './services/events.js';
 import { createOrganizersService } from './services/organizers.js';
+import { createTermsService } from './services/terms.js';
 import { createVenuesService } from './services/venues.js';
 import { type Storage } from './storage/port.js';
 
@@ -120,13 +123,17 @@ export function buildApp({ config, storage, logger }: AppOptions): FastifyInstan
   const linkedDeps = { storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax };
   const venues = createVenuesService(linkedDeps);
   const organizers = createOrganizersService(linkedDeps);
-  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, venues, organizers });
+  const categories = createTermsService('categories', { storage, perPageMax: config.perPageMax });
+  const tags = createTermsService('tags', { storage, perPageMax: config.perPageMax });
+  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, venues, organizers, categories, tags });
   app.register(healthRoutes, { storage });
   for (const root of ROOTS) {
     const base = { prefix: `${root}/${NAMESPACE}`, root, siteTimezone: config.siteTimezone, publicUrl: config.publicUrl };
     app.register(eventRoutes, { ...base, events });
     app.register(venueRoutes, venueRouteOptions(base, venues));
     app.register(organizerRoutes, organizerRouteOptions(base, organizers));
+    app.register(categoryRoutes, categoryRouteOptions(base, categories));
+    app.register(tagRoutes, tagRouteOptions(base, tags));
   }
   return app;
 }

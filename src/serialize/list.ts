@@ -24,14 +24,18 @@ function withQuery(base: string, args: Array<[string, string]>): string {
   return query === '' ? base : `${base}?${query}`;
 }
 
-/** `collectionUrl` is the collection's address without a trailing slash, e.g. `…/venues`. */
-export function listLinks(collectionUrl: string, meta: ListMeta): ListLinks {
+/**
+ * `collectionUrl` is the collection's address without a trailing slash, e.g. `…/venues`.
+ * Term lists link to the previous page from any page past the first, even past the end
+ * (`previousPastEnd`, reference §3.3).
+ */
+export function listLinks(collectionUrl: string, meta: ListMeta, previousPastEnd = false): ListLinks {
   const base = `${collectionUrl}/`;
   const rest: Array<[string, string]> = [['per_page', String(meta.perPage)], ...meta.args];
   const pages = totalPages(meta.total, meta.perPage);
   const links: ListLinks = { rest_url: withQuery(base, [['page', String(meta.page)], ...rest]) };
   if (meta.page < pages) links.next_rest_url = withQuery(base, [...rest, ['page', String(meta.page + 1)]]);
-  if (meta.page > 1 && meta.page - 1 <= pages) {
+  if (meta.page > 1 && (previousPastEnd || meta.page - 1 <= pages)) {
     links.previous_rest_url = withQuery(base, meta.page === 2 ? rest : [...rest, ['page', String(meta.page - 1)]]);
   }
   return links;

@@ -1,4 +1,4 @@
-import { type EventTerm } from '../schemas/terms.js';
+import { type EventTerm, type TermResponse } from '../schemas/terms.js';
 import { type TermDoc } from '../storage/port.js';
 import { type SerializeContext } from './context.js';
 
@@ -28,4 +28,27 @@ export function serializeEventTerm(doc: TermDoc, taxonomy: Taxonomy, count: numb
     id: doc._id,
     urls: termUrls(doc, taxonomy, ctx),
   };
+}
+
+/** Public archive links of the reference's permalink structure. */
+export function termArchiveUrl(doc: TermDoc, taxonomy: Taxonomy, ctx: SerializeContext): string {
+  const path = taxonomy === 'categories' ? 'events/category' : 'tag';
+  return `${ctx.siteUrl}/${path}/${encodeURIComponent(doc.slug)}/`;
+}
+
+/** The standalone term object (reference §2.6 a). */
+export function serializeTerm(doc: TermDoc, taxonomy: Taxonomy, count: number, ctx: SerializeContext): TermResponse {
+  const out: TermResponse = {
+    id: doc._id,
+    count,
+    description: doc.description,
+    name: doc.name,
+    slug: doc.slug,
+    taxonomy: TAXONOMY_NAME[taxonomy],
+    meta: [],
+    url: termArchiveUrl(doc, taxonomy, ctx),
+    urls: termUrls(doc, taxonomy, ctx),
+  };
+  if (taxonomy === 'categories') out.parent = doc.parent;
+  return out;
 }

@@ -31,6 +31,7 @@ import {
 } from '../storage/port.js';
 import { type Caller, effectiveStatus, passwordMatches } from './access.js';
 import { type OrganizersService } from './organizers.js';
+import { type TermRef, type TermsService } from './terms.js';
 import { type VenuesService } from './venues.js';
 import { ParamErrors, resolveImage, resolveWebsite, toBool, toId, toList } from './input.js';
 
@@ -48,6 +49,9 @@ export interface EventsServiceDeps {
   /** Linked venues and organizers can be created inside an event write (reference §6.3). */
   venues: VenuesService;
   organizers: OrganizersService;
+  /** Terms are named by id, slug or name; unknown names are created (reference §6.1). */
+  categories: TermsService;
+  tags: TermsService;
   now?: () => Date;
 }
 
@@ -60,7 +64,7 @@ type EventInput = Partial<EventCreate> & Pick<EventPatchById, 'password'>;
 const SLUG_INDEX = 'events_slug_unique';
 const MAX_SLUG_ATTEMPTS = 100;
 
-export function createEventsService({ storage, siteTimezone, venues, organizers, now = () => new Date() }: EventsServiceDeps) {
+export function createEventsService({ storage, siteTimezone, venues, organizers, categories, tags, now = () => new Date() }: EventsServiceDeps) {
   async function findEvent(key: EventKey): Promise<EventDoc> {
     const doc = 'id' in key ? await storage.events.findById(key.id) : await storage.events.findOne({ slug: key.slug });
     if (!doc) throw 'id' in key ? new NotFoundError('event', key.id) : new NotFoundError('event', key.slug, 'slug');
@@ -83,22 +87,19 @@ export function createEventsService({ storage, siteTimezone, venues, organizers,
     }
   }
 
-  async function termsWithCounts(collection: 'categories' | 'tags', ids: number[]) {
+  async function termsWithCounts(service: TermsService, ids: number[]) {
     if (ids.length === 0) return [];
-    const field = collection === 'categories' ? 'categoryIds' : 'tagIds';
-    const docs = await storage[collection].find({ filter: { _id: { $in: ids } } });
-    return Promise.all(
-      docs.map(async (doc) => ({ doc, count: await storage.events.count({ [field]: doc._id, status: 'publish' }) })),
-    );
+    const [docs, counts] = await Promise.all([storage[service.taxonomy].find({ filter: { _id: { $in: ids } } }), service.counts()]);
+    return docs.map((doc) => ({ doc, count: counts.get(doc._id) ?? 0 }));
   }
 
   /** Embedded venues and organizers follow their own visibility: drafts are not shown to anonymous callers. */
   async function relationsOf(doc: EventDoc, caller: Caller | null): Promise<EventRelations> {
-    const [venue, linked, categories, tags] = await Promise.all([
+    const [venue, linked, categoryTerms, tagTerms] = await Promise.all([
       doc.venueId === null ? null : storage.venues.findById(doc.venueId),
       doc.organizerIds.length === 0 ? [] : storage.organizers.find({ filter: { _id: { $in: doc.organizerIds } } }),
-      termsWithCounts('categories', doc.categoryIds),
-      termsWithCounts('tags', doc.tagIds),
+      termsWithCounts(categories, doc.categoryIds),
+      termsWithCounts(tags, doc.tagIds),
     ]);
     // Keep the order the organizers were linked in.
     const byId = new Map(linked.map((o) => [o._id, o]));
@@ -107,8 +108,8 @@ export function createEventsService({ storage, siteTimezone, venues, organizers,
       organizers: doc.organizerIds
         .map((id) => byId.get(id))
         .filter((o): o is OrganizerDoc => o !== undefined && organizers.visibleTo(o, caller)),
-      categories,
-      tags,
+      categories: categoryTerms,
+      tags: tagTerms,
     };
   }
 
@@ -190,12 +191,10 @@ export function createEventsService({ storage, siteTimezone, venues, organizers,
     const [venueId, organizerIds, categoryIds, tagIds, postParent] = await Promise.all([
       input.venue === undefined ? undefined : resolveVenue(input.venue, errors),
       input.organizer === undefined ? undefined : resolveOrganizers(input.organizer, errors),
-      input.categories === undefined ? undefined : resolveTerms('categories', input.categories, errors),
-      input.tags === undefined ? undefined : resolveTerms('tags', input.tags, errors),
+      input.categories === undefined ? undefined : categories.resolveForEvent(input.categories, errors),
+      input.tags === undefined ? undefined : tags.resolveForEvent(input.tags, errors),
       input.post_parent === undefined ? undefined : resolveParent(input.post_parent, current, errors),
     ]);
-    if (categoryIds !== undefined) set.categoryIds = categoryIds;
-    if (tagIds !== undefined) set.tagIds = tagIds;
     if (postParent !== undefined) set.postParent = postParent;
 
     if (!errors.empty) throw new InvalidParamsError(errors.params);
@@ -214,14 +213,20 @@ export function createEventsService({ storage, siteTimezone, venues, organizers,
     }
     set.modifiedUtc = at;
     if (current === null && set.authorId === undefined) set.authorId = caller.authorId;
-    return { set, links: { venue: venueId, organizers: organizerIds } };
+    return { set, links: { venue: venueId, organizers: organizerIds, categories: categoryIds, tags: tagIds } };
   }
 
   /**
    * Creates the nested venues and organizers of a write that has passed every check (design §9.19:
    * a rejected write leaves no new record behind), and links them.
    */
-  async function commitLinks(set: Partial<EventDoc>, links: { venue: LinkRef | null | undefined; organizers: LinkRef[] | undefined }, caller: Caller) {
+  async function commitLinks(
+    set: Partial<EventDoc>,
+    links: { venue: LinkRef | null | undefined; organizers: LinkRef[] | undefined; categories: TermRef[] | undefined; tags: TermRef[] | undefined },
+    caller: Caller,
+  ) {
+    if (links.categories !== undefined) set.categoryIds = await categories.commitRefs(links.categories);
+    if (links.tags !== undefined) set.tagIds = await tags.commitRefs(links.tags);
     if (links.venue !== undefined) set.venueId = links.venue === null ? null : await commitLink(venues, links.venue, caller);
     if (links.organizers !== undefined) {
       const ids: number[] = [];
@@ -283,32 +288,6 @@ export function createEventsService({ storage, siteTimezone, venues, organizers,
       refs.push(ref);
     }
     return refs;
-  }
-
-  /** Ids, then slugs, then names (reference §5.0 `is_term_of_taxonomy`). */
-  async function resolveTerms(
-    collection: 'categories' | 'tags',
-    value: EventCreate['categories'],
-    errors: ParamErrors,
-  ): Promise<number[] | undefined> {
-    const ids: number[] = [];
-    for (const item of toList(value)) {
-      const id = toId(item);
-      let term: TermDoc | null;
-      if (id !== null) term = await storage[collection].findById(id);
-      else {
-        const text = String(item).trim();
-        term =
-          (await storage[collection].findOne({ slug: text })) ??
-          (await storage[collection].findOne({ nameKey: text.toLowerCase() }));
-      }
-      if (!term) {
-        errors.add(collection, `${collection} lists "${String(item)}", which is not an existing ${collection === 'categories' ? 'category' : 'tag'}.`);
-        return undefined;
-      }
-      if (!ids.includes(term._id)) ids.push(term._id);
-    }
-    return ids;
   }
 
   async function resolveParent(value: number | string, current: EventDoc | null, errors: ParamErrors) {

@@ -6,13 +6,13 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { type Config } from '../config.js';
-import { slugFrom } from '../lib/slug.js';
 import { type EventCreate } from '../schemas/events.js';
 import { type OrganizerCreate } from '../schemas/organizers.js';
 import { type VenueCreate } from '../schemas/venues.js';
-import { type Storage, type TermDoc } from '../storage/port.js';
+import { type Storage } from '../storage/port.js';
 import { createEventsService } from './events.js';
 import { createOrganizersService } from './organizers.js';
+import { createTermsService } from './terms.js';
 import { createVenuesService } from './venues.js';
 
 const SEEDS = fileURLToPath(new URL('../../seeds/', import.meta.url));
@@ -45,21 +45,17 @@ export async function seedIfEmpty({ storage, config, log }: { storage: Storage; 
     log.info('seed: the store has data; nothing loaded');
     return;
   }
-  const now = new Date();
   const bySlug = { categories: new Map<string, number>(), tags: new Map<string, number>(), venues: new Map<string, number>(), organizers: new Map<string, number>() };
 
-  for (const taxonomy of ['categories', 'tags'] as const) {
-    for (const t of await load<SeedTerm>(`${taxonomy}.json`)) {
-      const _id = await storage.nextId('terms');
-      const slug = t.slug ?? slugFrom(t.name, `term-${_id}`);
-      const parent = t.parent ? (bySlug[taxonomy].get(t.parent) ?? 0) : 0;
-      const doc: TermDoc = { _id, name: t.name, nameKey: t.name.toLowerCase(), slug, description: t.description ?? '', parent };
-      await storage[taxonomy].insertOne(doc);
-      bySlug[taxonomy].set(slug, _id);
-    }
-  }
   const caller = { role: 'editor' as const, authorId: 0 };
   const deps = { storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax };
+  const terms = { categories: createTermsService('categories', deps), tags: createTermsService('tags', deps) };
+  for (const taxonomy of ['categories', 'tags'] as const) {
+    for (const { parent, ...t } of await load<SeedTerm>(`${taxonomy}.json`)) {
+      const { doc } = await terms[taxonomy].create(parent ? { ...t, parent: bySlug[taxonomy].get(parent) ?? 0 } : t);
+      bySlug[taxonomy].set(doc.slug, doc._id);
+    }
+  }
   const venues = createVenuesService(deps);
   const organizers = createOrganizersService(deps);
   for (const { slug, ...v } of await load<SeedVenue>('venues.json')) {
@@ -71,7 +67,7 @@ export async function seedIfEmpty({ storage, config, log }: { storage: Storage; 
     bySlug.organizers.set(slug ?? doc.slug, doc._id);
   }
 
-  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, venues, organizers });
+  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, venues, organizers, ...terms });
   const ids = (map: Map<string, number>, slugs: string[] | undefined) => (slugs ?? []).map((s) => map.get(s)).filter((id): id is number => id !== undefined);
   const seeded = await load<SeedEvent>('events.json');
   for (const e of seeded) {

@@ -240,6 +240,13 @@ export interface Collection<T extends { _id: number }> {
   /** Distinct values of a field over the documents matching the filter; array fields contribute their elements (MongoDB semantics). Nulls and missing values are left out. */
   distinct(field: string, filter: Filter): Promise<Scalar[]>;
   /**
+   * For each distinct value of `field` over the documents matching `filter`, how many documents
+   * hold it. Array fields count each document once per distinct element (MongoDB $unwind + $group
+   * semantics, after de-duplicating the elements within a document). Nulls, missing values and
+   * empty arrays are left out. Order is not part of the contract.
+   */
+  countValues(field: string, filter: Filter): Promise<Array<{ value: Scalar; count: number }>>;
+  /**
    * Update one document by id and return it as stored afterwards, or null if absent.
    * Throws DuplicateKeyError when a unique index would be violated (nothing is written then).
    */

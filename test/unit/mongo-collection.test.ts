@@ -15,12 +15,20 @@ const limits = { operationMS: 8000 };
 
 function fakeCollection(overrides: Record<string, unknown> = {}) {
   const toArray = vi.fn(() => Promise.resolve([{ _id: 1 }]));
+  const aggregateToArray = vi.fn(
+    (): Promise<unknown[]> =>
+      Promise.resolve([
+        { _id: 3, count: 2 },
+        { _id: null, count: 5 },
+      ]),
+  );
   const fake = {
     collectionName: 'tags',
     find: vi.fn(() => ({ toArray })),
     findOne: vi.fn(() => Promise.resolve({ _id: 1, name: 'current' })),
     countDocuments: vi.fn(() => Promise.resolve(42)),
     distinct: vi.fn((): Promise<unknown[]> => Promise.resolve([0, null, 3])),
+    aggregate: vi.fn(() => ({ toArray: aggregateToArray })),
     insertOne: vi.fn(() => Promise.resolve({ acknowledged: true, insertedId: 1 })),
     findOneAndUpdate: vi.fn(() => Promise.resolve({ _id: 1, name: 'after' })),
     updateMany: vi.fn(() => Promise.resolve({ modifiedCount: 3 })),
@@ -32,7 +40,7 @@ function fakeCollection(overrides: Record<string, unknown> = {}) {
     indexes.tags,
     limits,
   );
-  return { fake, toArray, collection };
+  return { fake, toArray, aggregateToArray, collection };
 }
 
 const duplicateSlug = () =>
@@ -101,6 +109,62 @@ describe('mongodb collection', () => {
     const refused = fakeCollection({ distinct: vi.fn(() => Promise.reject(badValue)) }).collection;
     await expect(refused.distinct('parent', {})).rejects.toThrow(
       'MongoDB tags.distinct failed (MongoServerError, code 2, BadValue)',
+    );
+  });
+
+  it('countValues sends $match, a per-document set of values, $unwind and $group with the server time limit', async () => {
+    const { fake, collection } = fakeCollection();
+    const filter = { $text: { $search: 'jazz' }, searchTerms: { $all: ['jazz'] }, parent: { $in: [0, 3] } };
+    expect(await collection.countValues('parent', filter)).toEqual([{ value: 3, count: 2 }]);
+    expect(fake.aggregate).toHaveBeenCalledWith(
+      [
+        // First stage, so `$text` is allowed.
+        { $match: filter },
+        {
+          $project: {
+            _id: 0,
+            values: { $setUnion: [{ $cond: [{ $isArray: '$parent' }, '$parent', ['$parent']] }, []] },
+          },
+        },
+        { $unwind: '$values' },
+        { $group: { _id: '$values', count: { $sum: 1 } } },
+      ],
+      { maxTimeMS: 8000 },
+    );
+  });
+
+  it('countValues drops the null group and keeps every other value as the driver returns it', async () => {
+    const { aggregateToArray, collection } = fakeCollection();
+    const day = new Date('2025-04-01T00:00:00.000Z');
+    aggregateToArray.mockResolvedValueOnce([
+      { _id: null, count: 4 },
+      { _id: 0, count: 1 },
+      { _id: 'a', count: 3 },
+      { _id: day, count: 2 },
+      { _id: false, count: 6 },
+    ]);
+    expect(await collection.countValues('name', {})).toEqual([
+      { value: 0, count: 1 },
+      { value: 'a', count: 3 },
+      { value: day, count: 2 },
+      { value: false, count: 6 },
+    ]);
+    aggregateToArray.mockResolvedValueOnce([{ _id: null, count: 9 }]);
+    expect(await collection.countValues('name', {})).toEqual([]);
+  });
+
+  it('countValues translates driver errors like the other operations', async () => {
+    const timeout = new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' } as never);
+    const failing = (error: Error) =>
+      fakeCollection({ aggregate: vi.fn(() => ({ toArray: () => Promise.reject(error) })) }).collection;
+    await expect(failing(timeout).countValues('parent', {})).rejects.toBeInstanceOf(StorageUnavailableError);
+    const noTextIndex = new MongoServerError({
+      code: 27,
+      codeName: 'IndexNotFound',
+      errmsg: 'text index required for $text query',
+    } as never);
+    await expect(failing(noTextIndex).countValues('parent', { $text: { $search: 'jazz' } })).rejects.toThrow(
+      'MongoDB tags.aggregate failed (MongoServerError, code 27, IndexNotFound)',
     );
   });
 

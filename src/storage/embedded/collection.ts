@@ -68,6 +68,28 @@ function valueAt(doc: unknown, path: string): unknown {
   return value;
 }
 
+/**
+ * A field path's value as an aggregation expression (`'$a.b'`) evaluates it, unlike query and
+ * index paths (`keyValuesAt`): embedded documents are descended into; an array along the path
+ * maps to the remaining path's values in its embedded-document elements (other elements and
+ * missing results are skipped, nothing is flattened, numeric segments are field names); undefined
+ * when missing.
+ */
+function expressionValueAt(value: unknown, segments: readonly string[], index: number): unknown {
+  if (!isPlainObject(value)) return undefined;
+  const segment = segments[index]!;
+  const child = Object.hasOwn(value, segment) ? value[segment] : undefined;
+  if (index === segments.length - 1) return child;
+  if (isPlainObject(child)) return expressionValueAt(child, segments, index + 1);
+  if (!Array.isArray(child)) return undefined;
+  const out: unknown[] = [];
+  for (const element of child) {
+    const nested = expressionValueAt(element, segments, index + 1);
+    if (nested !== undefined) out.push(nested);
+  }
+  return out;
+}
+
 function intersect(a: Set<number>, b: Set<number>): Set<number> {
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   const result = new Set<number>();
@@ -349,6 +371,36 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       if (unique.length === 0 || compareValues(unique[unique.length - 1], value) !== 0) unique.push(value);
     }
     return structuredClone(unique) as Scalar[];
+  }
+
+  /**
+   * The mongodb engine's `$match` → per-document `$setUnion` → `$unwind` → `$group` over `select`
+   * (same planning and refusals as `find`). The field is read the way an aggregation field path
+   * (`'$a.b'`) reads it (see `expressionValueAt`); an array contributes its distinct elements, any
+   * other value itself; null, missing and empty arrays contribute nothing. Values are grouped by
+   * BSON equality (numbers by value, Dates by time). Ascending BSON order, for determinism only.
+   */
+  async countValues(field: string, filter: Filter): Promise<Array<{ value: Scalar; count: number }>> {
+    this.assertOpen();
+    if (typeof field !== 'string') refuse('countValues needs a field path string.');
+    checkFieldPath(field, 'countValues');
+    const segments = field.split('.');
+    const groups = new Map<string, { value: unknown; count: number }>();
+    for (const doc of this.select(filter)) {
+      const value = expressionValueAt(doc, segments, 0);
+      const seen = new Set<string>();
+      for (const element of Array.isArray(value) ? value : [value]) {
+        if (element === null || element === undefined) continue;
+        const key = encodeKey(element);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const group = groups.get(key);
+        if (group === undefined) groups.set(key, { value: element, count: 1 });
+        else group.count += 1;
+      }
+    }
+    const counts = [...groups.values()].sort((a, b) => compareValues(a.value, b.value));
+    return structuredClone(counts) as Array<{ value: Scalar; count: number }>;
   }
 
   // -------------------------------------------------------------------------

@@ -115,6 +115,27 @@ export function createMongoCollection<T extends { _id: number }>(
       });
     },
 
+    countValues(field, filter) {
+      const path = `$${field}`;
+      const pipeline: Document[] = [
+        // `$text` is only allowed in the first stage's `$match`: it is.
+        { $match: filter as Document },
+        // Each document contributes each distinct element once (a plain $unwind would count a
+        // repeated element twice); a non-array value becomes a one-element set, and a missing
+        // one [null], left out below. An empty array yields no row at $unwind.
+        { $project: { _id: 0, values: { $setUnion: [{ $cond: [{ $isArray: path }, path, [path]] }, []] } } },
+        { $unwind: '$values' },
+        { $group: { _id: '$values', count: { $sum: 1 } } },
+      ];
+      return run('aggregate', async () => {
+        const groups = await collection.aggregate<{ _id: unknown; count: number }>(pipeline, readOptions).toArray();
+        // Nulls (explicit, missing, null array elements) form a group of their own; the port leaves it out.
+        return groups
+          .filter((group) => group._id !== null && group._id !== undefined)
+          .map((group) => ({ value: group._id as Scalar, count: group.count }));
+      });
+    },
+
     async updateById(id, update: Update<T>) {
       const $set = checkedFields(update.$set as Record<string, unknown> | undefined, '$set');
       const unset = update.$unset ?? [];

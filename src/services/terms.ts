@@ -1,0 +1,303 @@
+/**
+ * Categories and tags (taxonomy terms): one service per taxonomy built from the same code.
+ * Categories form a tree (src/query/category-tree.ts); tags are flat. Terms are deleted for good.
+ */
+import { slugCandidate, slugFrom } from '../lib/slug.js';
+import { ApiError, ConflictError, DuplicateKeyError, InvalidParamsError, NotFoundError } from '../errors.js';
+import { childrenOf, createsCycle, withDescendants } from '../query/category-tree.js';
+import { type Paging, resolvePaging } from '../query/paging.js';
+import { statusFilter } from '../query/status.js';
+import { compileTermFilter, matchesSearch, resolveOrder, resolveOrderBy, sortTerms, type TermListFilter } from '../query/terms.js';
+import { type ListInputValue } from '../schemas/common.js';
+import { type Storage, type TermDoc } from '../storage/port.js';
+import { ParamErrors, toBool, toId, toList } from './input.js';
+
+export type Taxonomy = 'categories' | 'tags';
+
+export interface TermInput {
+  name?: string;
+  description?: string;
+  slug?: string;
+  parent?: unknown;
+}
+
+export interface TermListParams {
+  page?: number;
+  per_page?: number;
+  search?: string;
+  exclude?: ListInputValue;
+  include?: ListInputValue;
+  order?: string;
+  orderby?: string;
+  hide_empty?: boolean | number | string;
+  parent?: number | string;
+  post?: number;
+  event?: number;
+  slug?: string;
+}
+
+export interface TermsServiceDeps {
+  storage: Pick<Storage, 'events' | 'categories' | 'tags' | 'nextId'>;
+  perPageMax: number;
+  now?: () => Date;
+}
+
+/** A term named in an event write: an existing id, or a name to create once the write is valid. */
+export type TermRef = { id: number } | { name: string };
+
+const MAX_SLUG_ATTEMPTS = 100;
+const label: Record<Taxonomy, 'category' | 'tag'> = { categories: 'category', tags: 'tag' };
+const eventField: Record<Taxonomy, 'categoryIds' | 'tagIds'> = { categories: 'categoryIds', tags: 'tagIds' };
+
+export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, now = () => new Date() }: TermsServiceDeps) {
+  const collection = storage[taxonomy];
+  const kind = label[taxonomy];
+  const hierarchical = taxonomy === 'categories';
+  const nameIndex = hierarchical ? 'categories_parent_name_unique' : 'tags_name_unique';
+  const slugIndex = `${taxonomy}_slug_unique`;
+
+  async function find(id: number): Promise<TermDoc> {
+    const doc = await collection.findById(id);
+    if (!doc) throw new NotFoundError(kind, id);
+    return doc;
+  }
+
+  const all = () => collection.find({ filter: {}, sort: [['_id', 1]] });
+
+  /** Published events using each term (reference §2.6: WordPress's published-post count). */
+  async function counts(): Promise<Map<number, number>> {
+    const rows = await storage.events.countValues(eventField[taxonomy], statusFilter(['publish'], now()));
+    return new Map(rows.map((r) => [r.value as number, r.count]));
+  }
+
+  /** A term by id, else by slug, else by name (reference §5.0 `is_term_of_taxonomy`). */
+  async function lookup(item: string | number): Promise<TermDoc | null> {
+    const id = toId(item);
+    if (id !== null) return collection.findById(id);
+    const text = String(item).trim();
+    return (await collection.findOne({ slug: text })) ?? (await collection.findOne({ nameKey: text.toLowerCase() }));
+  }
+
+  async function resolveList(value: ListInputValue, param: string, errors: ParamErrors): Promise<number[] | undefined> {
+    const ids: number[] = [];
+    for (const item of toList(value)) {
+      const term = await lookup(item);
+      if (!term) {
+        errors.add(param, `${param} lists "${String(item)}", which is not an existing ${kind}.`);
+        return undefined;
+      }
+      ids.push(term._id);
+    }
+    return ids;
+  }
+
+  async function resolveParent(value: unknown, id: number | null, errors: ParamErrors): Promise<number | undefined> {
+    if (!hierarchical) {
+      throw new ApiError(400, 'rest_taxonomy_not_hierarchical', 'Cannot set parent term, taxonomy is not hierarchical.', { params: { parent: 'Tags have no parent.' } });
+    }
+    if (value === 0 || value === '0') return 0;
+    const parent = typeof value === 'number' || typeof value === 'string' ? await lookup(value) : null;
+    if (!parent) {
+      errors.add('parent', 'parent must be an existing category (id, slug or name), or 0.');
+      return undefined;
+    }
+    if (id !== null && createsCycle(id, parent._id, await all())) {
+      errors.add('parent', 'parent cannot be the category itself or one of its descendants.');
+      return undefined;
+    }
+    return parent._id;
+  }
+
+  function termExists(existing: TermDoc | null): ApiError {
+    const message = hierarchical
+      ? 'A term with the name provided already exists with this parent.'
+      : 'A term with the name provided already exists in this taxonomy.';
+    return new ApiError(400, 'term_exists', message, existing ? { term_id: existing._id } : {});
+  }
+
+  async function findByName(name: string, parent: number): Promise<TermDoc | null> {
+    return collection.findOne(hierarchical ? { nameKey: name.toLowerCase(), parent } : { nameKey: name.toLowerCase() });
+  }
+
+  /** Inserts with a unique slug (`-2`, `-3`…); a name clash is `term_exists`, race-free by index. */
+  async function insert(fields: Omit<TermDoc, '_id' | 'slug'>, slugBase: string): Promise<TermDoc> {
+    const id = await storage.nextId('terms');
+    const base = slugFrom(slugBase, `${kind}-${id}`);
+    for (let attempt = 1; attempt <= MAX_SLUG_ATTEMPTS + 1; attempt++) {
+      const doc: TermDoc = { _id: id, ...fields, slug: attempt > MAX_SLUG_ATTEMPTS ? `${base}-${id}` : slugCandidate(base, attempt) };
+      try {
+        await collection.insertOne(doc);
+        return doc;
+      } catch (err) {
+        if (err instanceof DuplicateKeyError && err.index === nameIndex) throw termExists(await findByName(fields.name, fields.parent));
+        if (!(err instanceof DuplicateKeyError && err.index === slugIndex)) throw err;
+      }
+    }
+    throw new Error(`Could not find a free slug for ${kind} "${base}"`);
+  }
+
+  return {
+    taxonomy,
+    counts,
+
+    async get(id: number) {
+      const doc = await find(id);
+      return { doc, count: (await counts()).get(id) ?? 0 };
+    },
+
+    async create(input: TermInput & { name: string }) {
+      const errors = new ParamErrors();
+      const parent = input.parent === undefined ? 0 : await resolveParent(input.parent, null, errors);
+      if (!errors.empty || parent === undefined) throw new InvalidParamsError(errors.params);
+      const name = input.name.trim();
+      if (name === '') throw new InvalidParamsError({ name: 'name must not be empty.' });
+      const existing = await findByName(name, parent);
+      if (existing) throw termExists(existing);
+      const doc = await insert({ name, nameKey: name.toLowerCase(), description: input.description ?? '', parent }, input.slug ?? name);
+      return { doc, count: 0 };
+    },
+
+    async update(id: number, input: TermInput) {
+      const current = await find(id);
+      const errors = new ParamErrors();
+      const set: Partial<TermDoc> = {};
+      if (input.parent !== undefined) {
+        const parent = await resolveParent(input.parent, id, errors);
+        if (parent !== undefined) set.parent = parent;
+      }
+      if (input.name !== undefined) {
+        if (input.name.trim() === '') errors.add('name', 'name must not be empty.');
+        else Object.assign(set, { name: input.name.trim(), nameKey: input.name.trim().toLowerCase() });
+      }
+      if (input.description !== undefined) set.description = input.description;
+      if (input.slug !== undefined) set.slug = slugFrom(input.slug, current.slug);
+      if (!errors.empty) throw new InvalidParamsError(errors.params);
+
+      const nameKey = set.nameKey ?? current.nameKey;
+      const parent = set.parent ?? current.parent;
+      if (set.nameKey !== undefined || set.parent !== undefined) {
+        const clash = await findByName(nameKey, parent);
+        if (clash && clash._id !== id) throw termExists(clash);
+      }
+      if (set.slug !== undefined && set.slug !== current.slug) {
+        const owner = await collection.findOne({ slug: set.slug });
+        if (owner && owner._id !== id) throw new ConflictError('duplicate_term_slug', `The slug “${set.slug}” is already in use by another term.`, { params: { slug: 'slug is already in use.' } });
+      }
+      try {
+        const updated = await collection.updateById(id, { $set: set });
+        if (!updated) throw new NotFoundError(kind, id);
+        return { doc: updated, count: (await counts()).get(id) ?? 0 };
+      } catch (err) {
+        if (err instanceof DuplicateKeyError && err.index === slugIndex) {
+          throw new ConflictError('duplicate_term_slug', `The slug “${String(set.slug)}” is already in use by another term.`, { params: { slug: 'slug is already in use.' } });
+        }
+        if (err instanceof DuplicateKeyError && err.index === nameIndex) throw termExists(await findByName(nameKey, parent));
+        throw err;
+      }
+    },
+
+    /**
+     * Permanent delete (reference §6.5); returns the term as it was. A category's children move up to
+     * its parent, and the term is removed from every event.
+     */
+    async remove(id: number) {
+      const doc = await find(id);
+      const count = (await counts()).get(id) ?? 0;
+      if (hierarchical) {
+        for (const child of childrenOf(id, await all())) {
+          await collection.updateById(child, { $set: { parent: doc.parent } });
+        }
+      }
+      await collection.deleteById(id);
+      await storage.events.updateMany({ [eventField[taxonomy]]: id }, { $pull: { [eventField[taxonomy]]: id } });
+      return { doc, count };
+    },
+
+    async list(params: TermListParams): Promise<{ items: Array<{ doc: TermDoc; count: number }>; total: number; paging: Paging; args: Array<[string, string]> }> {
+      const errors = new ParamErrors();
+      const filter: TermListFilter = {};
+      if (params.include !== undefined) filter.include = await resolveList(params.include, 'include', errors);
+      if (params.exclude !== undefined) filter.exclude = await resolveList(params.exclude, 'exclude', errors);
+      if (params.parent !== undefined) {
+        if (!hierarchical) errors.add('parent', 'Tags have no parent.');
+        else if (params.parent === 0 || params.parent === '0') filter.parent = 0;
+        else {
+          const parent = await lookup(params.parent);
+          if (parent) filter.parent = parent._id;
+          else errors.add('parent', 'parent must be an existing category (id, slug or name), or 0.');
+        }
+      }
+      // `event` is an alias of `post` and wins when both are given (reference §5.4).
+      const eventId = params.event ?? params.post;
+      if (eventId !== undefined) {
+        const event = await storage.events.findById(eventId);
+        if (!event) errors.add(params.event !== undefined ? 'event' : 'post', 'The value must be the id of an existing event.');
+        else filter.ofEvent = event[eventField[taxonomy]];
+      }
+      if (params.slug !== undefined) filter.slug = params.slug;
+      if (!errors.empty) throw new InvalidParamsError(errors.params);
+
+      const [candidates, termCounts] = await Promise.all([collection.find({ filter: compileTermFilter(filter) }), counts()]);
+      const hideEmpty = params.hide_empty === undefined ? true : toBool(params.hide_empty as never);
+      const matching = candidates.filter(
+        (t) => (params.search === undefined || matchesSearch(t, params.search)) && (!hideEmpty || (termCounts.get(t._id) ?? 0) > 0),
+      );
+      const orderBy = resolveOrderBy(params.orderby);
+      const sorted = sortTerms(matching, orderBy, resolveOrder(params.order), termCounts, filter.include);
+      const paging = resolvePaging(params.page, params.per_page, perPageMax);
+      const items = sorted.slice(paging.skip, paging.skip + paging.perPage).map((doc) => ({ doc, count: termCounts.get(doc._id) ?? 0 }));
+
+      const args: Array<[string, string]> = [];
+      for (const name of ['search', 'exclude', 'include', 'order', 'orderby', 'hide_empty', 'parent', 'post', 'event', 'slug'] as const) {
+        const value = params[name];
+        if (value !== undefined) args.push([name, Array.isArray(value) ? value.join(',') : String(value)]);
+      }
+      return { items, total: matching.length, paging, args };
+    },
+
+    /** Event writes name terms by id, slug or name; unknown names are created later (reference §6.1). */
+    async resolveForEvent(value: ListInputValue, errors: ParamErrors): Promise<TermRef[] | undefined> {
+      const refs: TermRef[] = [];
+      for (const item of toList(value)) {
+        const term = await lookup(item);
+        if (term) refs.push({ id: term._id });
+        else if (toId(item) !== null) {
+          errors.add(taxonomy, `${taxonomy} lists id ${String(item)}, which is not an existing ${kind}.`);
+          return undefined;
+        } else refs.push({ name: String(item).trim() });
+      }
+      return refs;
+    },
+
+    /** Creates the named terms of a valid event write; a concurrent creation of the same name is reused. */
+    async commitRefs(refs: TermRef[]): Promise<number[]> {
+      const ids: number[] = [];
+      for (const ref of refs) {
+        let id: number;
+        if ('id' in ref) id = ref.id;
+        else {
+          const existing = await findByName(ref.name, 0);
+          if (existing) id = existing._id;
+          else {
+            try {
+              id = (await insert({ name: ref.name, nameKey: ref.name.toLowerCase(), description: '', parent: 0 }, ref.name))._id;
+            } catch (err) {
+              const raced = err instanceof ApiError && err.code === 'term_exists' ? await findByName(ref.name, 0) : null;
+              if (!raced) throw err;
+              id = raced._id;
+            }
+          }
+        }
+        if (!ids.includes(id)) ids.push(id);
+      }
+      return ids;
+    },
+
+    /** The ids of the given categories and all their descendants (the event list's filter). */
+    async expandWithDescendants(ids: number[]): Promise<number[]> {
+      return hierarchical ? withDescendants(ids, await all()) : ids;
+    },
+  };
+}
+
+export type TermsService = ReturnType<typeof createTermsService>;
