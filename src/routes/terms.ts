@@ -5,7 +5,6 @@
 import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type TObject, type TSchema } from '@sinclair/typebox';
 import { ErrorResponses, IdParamsSchema } from '../schemas/common.js';
-import { TermResponseSchema } from '../schemas/terms.js';
 import { listHeaders, listLinks } from '../serialize/list.js';
 import { serializeTerm } from '../serialize/terms.js';
 import { type TermInput, type TermListParams, type TermsService } from '../services/terms.js';
@@ -14,7 +13,7 @@ import { ignoreBodyFields } from './hooks.js';
 
 export interface TermRoutesOptions extends ApiRouteOptions {
   service: TermsService;
-  schemas: { create: TObject; patch: TObject; listQuery: TObject; listResponse: TSchema };
+  schemas: { create: TObject; patch: TObject; listQuery: TObject; response: TSchema; listResponse: TSchema };
 }
 
 /** Representation fields a client may echo back; ignored on writes (reference §1.3). */
@@ -24,7 +23,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (a
   const { service, schemas } = options;
   const path = service.taxonomy;
   const ID = `/${path}/:id(^\\d+$)`;
-  const single = { 200: TermResponseSchema, ...ErrorResponses };
+  const single = { 200: schemas.response, ...ErrorResponses };
   const stripGenerated = ignoreBodyFields(TERM_GENERATED_FIELDS);
   const present = (request: Parameters<typeof serializeContext>[0], result: { doc: Parameters<typeof serializeTerm>[0]; count: number }) =>
     serializeTerm(result.doc, path, result.count, serializeContext(request, options, false));
@@ -48,7 +47,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (a
 
   app.post(
     `/${path}`,
-    { config: { access: 'write' }, preValidation: stripGenerated, schema: { body: schemas.create, response: { 201: TermResponseSchema, ...ErrorResponses } } },
+    { config: { access: 'write' }, preValidation: stripGenerated, schema: { body: schemas.create, response: { 201: schemas.response, ...ErrorResponses } } },
     async (request, reply) => reply.code(201).send(present(request, await service.create(request.body as unknown as TermInput & { name: string }))),
   );
   app.get(ID, { schema: { params: IdParamsSchema, response: single } }, async (request) => present(request, await service.get(request.params.id)));

@@ -38,26 +38,23 @@ export const EventTermSchema = Type.Object(
 );
 export type EventTerm = Static<typeof EventTermSchema>;
 
+const termHead = {
+  id: Type.Integer(),
+  count: Type.Integer(),
+  description: Type.String(),
+  name: Type.String(),
+  slug: Type.String(),
+  taxonomy: Type.String(),
+};
+const termTail = { meta: EmptyArraySchema, url: Type.String(), urls: TermUrlsSchema };
+
 /**
  * The standalone term object (reference §2.6 a): `parent` only for categories, `meta` always `[]`,
  * `url` the public archive link. (The reference's WordPress `_links` are not produced.)
  */
-export const TermResponseSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    count: Type.Integer(),
-    description: Type.String(),
-    name: Type.String(),
-    slug: Type.String(),
-    taxonomy: Type.String(),
-    parent: Type.Optional(Type.Integer()),
-    meta: EmptyArraySchema,
-    url: Type.String(),
-    urls: TermUrlsSchema,
-  },
-  { additionalProperties: false },
-);
-export type TermResponse = Static<typeof TermResponseSchema>;
+export const CategoryResponseSchema = Type.Object({ ...termHead, parent: Type.Integer(), ...termTail }, { additionalProperties: false });
+export const TagResponseSchema = Type.Object({ ...termHead, ...termTail }, { additionalProperties: false });
+export type TermResponse = Static<typeof TagResponseSchema> & { parent?: number };
 
 const termFields = {
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Term name' }),
@@ -119,13 +116,13 @@ const termEnvelope = {
 };
 export const CategoryListResponseSchema = Type.Object({
   ...termEnvelope,
-  categories: Type.Optional(Type.Array(TermResponseSchema)),
+  categories: Type.Optional(Type.Array(CategoryResponseSchema)),
   next_rest_url: Type.Optional(Type.String()),
   previous_rest_url: Type.Optional(Type.String()),
 });
 export const TagListResponseSchema = Type.Object({
   ...termEnvelope,
-  tags: Type.Optional(Type.Array(TermResponseSchema)),
+  tags: Type.Optional(Type.Array(TagResponseSchema)),
   next_rest_url: Type.Optional(Type.String()),
   previous_rest_url: Type.Optional(Type.String()),
 });

@@ -38,17 +38,15 @@ export function termArchiveUrl(doc: TermDoc, taxonomy: Taxonomy, ctx: SerializeC
 
 /** The standalone term object (reference §2.6 a). */
 export function serializeTerm(doc: TermDoc, taxonomy: Taxonomy, count: number, ctx: SerializeContext): TermResponse {
-  const out: TermResponse = {
+  const head = {
     id: doc._id,
     count,
     description: doc.description,
     name: doc.name,
     slug: doc.slug,
     taxonomy: TAXONOMY_NAME[taxonomy],
-    meta: [],
-    url: termArchiveUrl(doc, taxonomy, ctx),
-    urls: termUrls(doc, taxonomy, ctx),
   };
-  if (taxonomy === 'categories') out.parent = doc.parent;
+  const tail = { meta: [], url: termArchiveUrl(doc, taxonomy, ctx), urls: termUrls(doc, taxonomy, ctx) };
+  const out: TermResponse = taxonomy === 'categories' ? { ...head, parent: doc.parent, ...tail } : { ...head, ...tail };
   return out;
 }
