@@ -3,12 +3,17 @@ import { ErrorResponses, IdParamsSchema, SlugParamsSchema } from '../schemas/com
 import {
   EVENT_GENERATED_FIELDS,
   EventCreateSchema,
+  EventListQuerySchema,
+  EventListResponseSchema,
   EventPatchByIdSchema,
   EventPatchSchema,
   EventReadQuerySchema,
   EventResponseSchema,
 } from '../schemas/events.js';
+import { ApiError } from '../errors.js';
+import { totalPages } from '../query/paging.js';
 import { serializeEvent } from '../serialize/events.js';
+import { listHeaders, listLinks } from '../serialize/list.js';
 import { type EventsService } from '../services/events.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
 import { ignoreBodyFields } from './hooks.js';
@@ -27,6 +32,23 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
   const { events } = options;
   const present = (request: Parameters<typeof serializeContext>[0], result: Awaited<ReturnType<EventsService['get']>>, isSingle = false) =>
     serializeEvent(result.doc, result.relations, serializeContext(request, options, isSingle));
+
+  app.get('/events', { schema: { querystring: EventListQuerySchema, response: { 200: EventListResponseSchema, ...ErrorResponses } } }, async (request, reply) => {
+    const { items, total, paging, args } = await events.list(request.query, request.caller);
+    if (paging.page > 1 && items.length === 0) {
+      throw new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
+    }
+    const ctx = serializeContext(request, options, false);
+    const meta = { page: paging.page, perPage: paging.perPage, total, args };
+    const links = listLinks(`${ctx.apiBase}/events`, meta);
+    void reply.headers(listHeaders(links, meta));
+    return {
+      events: items.map((r) => serializeEvent(r.doc, r.relations, ctx)),
+      ...links,
+      total,
+      total_pages: totalPages(total, paging.perPage),
+    };
+  });
 
   app.post(
     '/events',

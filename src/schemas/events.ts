@@ -11,10 +11,16 @@ import {
   MAX_TEXT_LENGTH,
   MAX_TITLE_LENGTH,
   MAX_URL_LENGTH,
+  MAX_ID,
+  MAX_SEARCH_LENGTH,
+  ListLinkProperties,
+  PageQueryProperties,
+  StatusListInput,
   StatusSchema,
   WpBoolean,
   WpPositiveInteger,
 } from './common.js';
+import { EVENT_ORDER_BY } from '../query/events.js';
 import { OrganizerCreateSchema, OrganizerResponseSchema } from './organizers.js';
 import { EventTermSchema } from './terms.js';
 import { JsonLdSchema, VenueCreateSchema, VenueResponseSchema } from './venues.js';
@@ -217,3 +223,35 @@ export const EventResponseSchema = Type.Object(
   { additionalProperties: false },
 );
 export type EventResponse = Static<typeof EventResponseSchema>;
+
+const DateQuery = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
+
+/** GET /events (spec §4.2, reference §5.1). Unknown parameters are ignored, as in the reference. */
+export const EventListQuerySchema = Type.Object(
+  {
+    ...PageQueryProperties,
+    start_date: Type.Optional(DateQuery('Events that start on or after this date (default: 00:00 yesterday)')),
+    end_date: Type.Optional(DateQuery('Events that end on or before this date (default: 24 months from now)')),
+    starts_before: Type.Optional(DateQuery('Events that start before this date')),
+    starts_after: Type.Optional(DateQuery('Events that start after this date')),
+    ends_before: Type.Optional(DateQuery('Events that end before this date')),
+    ends_after: Type.Optional(DateQuery('Events that end after this date')),
+    strict_dates: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'true: exact instants; false (default): whole days' })),
+    search: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SEARCH_LENGTH, description: 'Words that must all occur in the title, description or excerpt' })),
+    categories: Type.Optional(ListInput({ description: 'Category ids, slugs or names (any of them, and their subcategories)' })),
+    tags: Type.Optional(ListInput({ description: 'Tag ids, slugs or names (any of them)' })),
+    venue: Type.Optional(ListInput({ description: 'Venue ids (any of them)' })),
+    organizer: Type.Optional(ListInput({ description: 'Organizer ids (any of them)' })),
+    featured: Type.Optional(WpBoolean({ description: 'Only featured (true) or only not featured (false) events' })),
+    status: Type.Optional(StatusListInput),
+    include: Type.Optional(ListInput({ description: 'Only these event ids; date filters are ignored' })),
+    post_parent: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Events whose parent event is this one' })),
+    ticketed: Type.Optional(WpBoolean({ description: 'Only events with (true) or without (false) tickets' })),
+    orderby: Type.Optional(Type.Union(EVENT_ORDER_BY.map((o) => Type.Literal(o)), { description: 'start_date (default), end_date, date, modified or id' })),
+    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc'), Type.Literal('ASC'), Type.Literal('DESC')], { description: 'asc (default) or desc' })),
+  },
+  { additionalProperties: true },
+);
+export type EventListQuery = Static<typeof EventListQuerySchema>;
+
+export const EventListResponseSchema = Type.Object({ events: Type.Array(EventResponseSchema), ...ListLinkProperties });

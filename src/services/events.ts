@@ -20,10 +20,14 @@ import {
   InvalidParamsError,
   NotFoundError,
 } from '../errors.js';
-import { type EventCreate, type EventPatchById } from '../schemas/events.js';
+import { compileEventList, DATE_PARAMS, type EventListInput } from '../query/events.js';
+import { resolveStatuses } from '../query/status.js';
+import { type ListInputValue } from '../schemas/common.js';
+import { type EventCreate, type EventListQuery, type EventPatchById } from '../schemas/events.js';
 import { type EventRelations } from '../serialize/events.js';
 import {
   type EventDoc,
+  type Filter,
   type OrganizerDoc,
   type PostStatus,
   type Storage,
@@ -46,6 +50,7 @@ export interface ReadOptions {
 export interface EventsServiceDeps {
   storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
   siteTimezone: string;
+  perPageMax: number;
   /** Linked venues and organizers can be created inside an event write (reference §6.3). */
   venues: VenuesService;
   organizers: OrganizersService;
@@ -64,7 +69,7 @@ type EventInput = Partial<EventCreate> & Pick<EventPatchById, 'password'>;
 const SLUG_INDEX = 'events_slug_unique';
 const MAX_SLUG_ATTEMPTS = 100;
 
-export function createEventsService({ storage, siteTimezone, venues, organizers, categories, tags, now = () => new Date() }: EventsServiceDeps) {
+export function createEventsService({ storage, siteTimezone, perPageMax, venues, organizers, categories, tags, now = () => new Date() }: EventsServiceDeps) {
   async function findEvent(key: EventKey): Promise<EventDoc> {
     const doc = 'id' in key ? await storage.events.findById(key.id) : await storage.events.findOne({ slug: key.slug });
     if (!doc) throw 'id' in key ? new NotFoundError('event', key.id) : new NotFoundError('event', key.slug, 'slug');
@@ -87,30 +92,46 @@ export function createEventsService({ storage, siteTimezone, venues, organizers,
     }
   }
 
-  async function termsWithCounts(service: TermsService, ids: number[]) {
-    if (ids.length === 0) return [];
-    const [docs, counts] = await Promise.all([storage[service.taxonomy].find({ filter: { _id: { $in: ids } } }), service.counts()]);
-    return docs.map((doc) => ({ doc, count: counts.get(doc._id) ?? 0 }));
+  /**
+   * The linked records of a page of events, loaded with one query per collection. Embedded venues
+   * and organizers follow their own visibility: drafts are not shown to anonymous callers.
+   */
+  async function relationsOfMany(docs: EventDoc[], caller: Caller | null): Promise<EventRelations[]> {
+    const unique = (ids: number[]) => [...new Set(ids)];
+    const venueIds = unique(docs.flatMap((d) => (d.venueId === null ? [] : [d.venueId])));
+    const organizerIds = unique(docs.flatMap((d) => d.organizerIds));
+    const categoryIds = unique(docs.flatMap((d) => d.categoryIds));
+    const tagIds = unique(docs.flatMap((d) => d.tagIds));
+    const byIds = <T extends { _id: number }>(ids: number[], load: () => Promise<T[]>) => (ids.length === 0 ? Promise.resolve([]) : load());
+    const [venueDocs, organizerDocs, categoryDocs, tagDocs, categoryCounts, tagCounts] = await Promise.all([
+      byIds(venueIds, () => storage.venues.find({ filter: { _id: { $in: venueIds } } })),
+      byIds(organizerIds, () => storage.organizers.find({ filter: { _id: { $in: organizerIds } } })),
+      byIds(categoryIds, () => storage.categories.find({ filter: { _id: { $in: categoryIds } } })),
+      byIds(tagIds, () => storage.tags.find({ filter: { _id: { $in: tagIds } } })),
+      categoryIds.length === 0 ? new Map<number, number>() : categories.counts(),
+      tagIds.length === 0 ? new Map<number, number>() : tags.counts(),
+    ]);
+    const venueById = new Map(venueDocs.filter((v) => venues.visibleTo(v, caller)).map((v) => [v._id, v]));
+    const organizerById = new Map(organizerDocs.filter((o) => organizers.visibleTo(o, caller)).map((o) => [o._id, o]));
+    const termsOf = (ids: number[], all: TermDoc[], counts: Map<number, number>) =>
+      all.filter((t) => ids.includes(t._id)).map((doc) => ({ doc, count: counts.get(doc._id) ?? 0 }));
+    return docs.map((doc) => ({
+      venue: doc.venueId === null ? null : (venueById.get(doc.venueId) ?? null),
+      // Keep the order the organizers were linked in.
+      organizers: doc.organizerIds.map((id) => organizerById.get(id)).filter((o): o is OrganizerDoc => o !== undefined),
+      categories: termsOf(doc.categoryIds, categoryDocs, categoryCounts),
+      tags: termsOf(doc.tagIds, tagDocs, tagCounts),
+    }));
   }
 
-  /** Embedded venues and organizers follow their own visibility: drafts are not shown to anonymous callers. */
   async function relationsOf(doc: EventDoc, caller: Caller | null): Promise<EventRelations> {
-    const [venue, linked, categoryTerms, tagTerms] = await Promise.all([
-      doc.venueId === null ? null : storage.venues.findById(doc.venueId),
-      doc.organizerIds.length === 0 ? [] : storage.organizers.find({ filter: { _id: { $in: doc.organizerIds } } }),
-      termsWithCounts(categories, doc.categoryIds),
-      termsWithCounts(tags, doc.tagIds),
-    ]);
-    // Keep the order the organizers were linked in.
-    const byId = new Map(linked.map((o) => [o._id, o]));
-    return {
-      venue: venue && venues.visibleTo(venue, caller) ? venue : null,
-      organizers: doc.organizerIds
-        .map((id) => byId.get(id))
-        .filter((o): o is OrganizerDoc => o !== undefined && organizers.visibleTo(o, caller)),
-      categories: categoryTerms,
-      tags: tagTerms,
-    };
+    return (await relationsOfMany([doc], caller))[0] as EventRelations;
+  }
+
+  /** Term counts include this event from now on. */
+  function termsChanged(): void {
+    categories.invalidate();
+    tags.invalidate();
   }
 
   /** Turns the body into stored fields, checking every value and reference; throws one 400 naming all. */
@@ -319,7 +340,106 @@ export function createEventsService({ storage, siteTimezone, venues, organizers,
     return candidate;
   }
 
+  /** Every item a positive integer id (reference §5.1 `include`, `venue`, `organizer`). */
+  function idList(value: ListInputValue, param: string, errors: ParamErrors): number[] | undefined {
+    const items = toList(value);
+    const ids = items.map(toId);
+    if (items.length === 0 || ids.some((id) => id === null)) {
+      errors.add(param, `${param} must be a list of positive integer ids.`);
+      return undefined;
+    }
+    return [...new Set(ids as number[])];
+  }
+
+  /** Every id must be an existing record of the collection (any status). */
+  async function existingIds(collection: 'venues' | 'organizers', value: ListInputValue, param: string, errors: ParamErrors) {
+    const ids = idList(value, param, errors);
+    if (ids === undefined) return undefined;
+    const found = await storage[collection].find({ filter: { _id: { $in: ids } } });
+    if (found.length !== ids.length) {
+      const missing = ids.filter((id) => !found.some((d) => d._id === id));
+      errors.add(param, `${param} lists ids that do not exist: ${missing.join(', ')}.`);
+      return undefined;
+    }
+    return ids;
+  }
+
   return {
+    /** GET /events: validates and resolves every parameter, then one page query (reference §5.1). */
+    async list(query: EventListQuery, caller: Caller | null, extra: Filter[] = []) {
+      const errors = new ParamErrors();
+      let statuses: PostStatus[] = [];
+      try {
+        statuses = resolveStatuses(query.status, caller);
+      } catch (err) {
+        if (!(err instanceof InvalidParamsError)) throw err;
+        Object.assign(errors.params, (err.data as { params: Record<string, string> }).params);
+      }
+      const [categoryIds, tagIds, venueIds, organizerIds, parent] = await Promise.all([
+        query.categories === undefined ? undefined : categories.resolveList(query.categories, 'categories', errors),
+        query.tags === undefined ? undefined : tags.resolveList(query.tags, 'tags', errors),
+        query.venue === undefined ? undefined : existingIds('venues', query.venue, 'venue', errors),
+        query.organizer === undefined ? undefined : existingIds('organizers', query.organizer, 'organizer', errors),
+        query.post_parent === undefined ? undefined : storage.events.findById(query.post_parent),
+      ]);
+      if (query.post_parent !== undefined && !parent) errors.add('post_parent', 'post_parent must be the id of an existing event.');
+      const include = query.include === undefined ? undefined : idList(query.include, 'include', errors);
+      const input: EventListInput = {
+        dates: Object.fromEntries(DATE_PARAMS.filter((p) => query[p] !== undefined).map((p) => [p, query[p] as string])),
+        statuses,
+        extra,
+      };
+      if (query.page !== undefined) input.page = query.page;
+      if (query.per_page !== undefined) input.perPage = query.per_page;
+      if (query.strict_dates !== undefined) input.strictDates = query.strict_dates;
+      if (query.search !== undefined) input.search = query.search;
+      if (categoryIds !== undefined) input.categoryIds = await categories.expandWithDescendants(categoryIds);
+      if (tagIds !== undefined) input.tagIds = tagIds;
+      if (venueIds !== undefined) input.venueIds = venueIds;
+      if (organizerIds !== undefined) input.organizerIds = organizerIds;
+      if (query.featured !== undefined) input.featured = toBool(query.featured);
+      if (query.ticketed !== undefined) input.ticketed = toBool(query.ticketed);
+      if (include !== undefined) input.include = include;
+      if (parent) input.postParent = parent._id;
+      if (query.orderby !== undefined) input.orderBy = query.orderby;
+      if (query.order !== undefined) input.order = query.order.toLowerCase() === 'desc' ? -1 : 1;
+
+      const compiled = compileEventList(input, { now: now(), siteTimezone, perPageMax });
+      for (const param of compiled.invalidDates) errors.add(param, `${param} is not a valid date.`);
+      if (!errors.empty) throw new InvalidParamsError(errors.params);
+
+      const { items, total } = await storage.events.findPage(compiled.query);
+      const relations = await relationsOfMany(items, caller);
+      const at = now();
+      // Effective values, in the reference's order (§3.4), for rest_url and the paging links.
+      const args: Array<[string, string]> = [['status', statuses.join(',')]];
+      for (const param of DATE_PARAMS) {
+        const value = compiled.effectiveDates[param];
+        if (value !== undefined) args.push([param, value]);
+      }
+      const echo = (name: string, value: unknown) => {
+        if (value !== undefined) args.push([name, Array.isArray(value) ? value.join(',') : String(value)]);
+      };
+      echo('strict_dates', query.strict_dates);
+      echo('search', query.search);
+      echo('categories', categoryIds);
+      echo('tags', tagIds);
+      echo('venue', venueIds);
+      echo('organizer', organizerIds);
+      echo('featured', input.featured === undefined ? undefined : Number(input.featured));
+      echo('include', include);
+      echo('post_parent', input.postParent);
+      echo('ticketed', input.ticketed === undefined ? undefined : Number(input.ticketed));
+      echo('orderby', query.orderby);
+      echo('order', query.order?.toLowerCase());
+      return {
+        items: items.map((doc, i) => ({ doc: { ...doc, status: effectiveStatus(doc, at) }, relations: relations[i] as EventRelations })),
+        total,
+        paging: compiled.paging,
+        args,
+      };
+    },
+
     async get(key: EventKey, options: ReadOptions) {
       const doc = await findEvent(key);
       assertReadable(doc, options);
@@ -366,6 +486,7 @@ export function createEventsService({ storage, siteTimezone, venues, organizers,
         ...set,
       };
       const stored = await insertWithUniqueSlug(doc);
+      termsChanged();
       return { doc: stored, relations: await relationsOf(stored, caller) };
     },
 
@@ -394,6 +515,7 @@ export function createEventsService({ storage, siteTimezone, venues, organizers,
         throw err;
       }
       if (!updated) throw new NotFoundError('event', current._id);
+      termsChanged();
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 
@@ -403,6 +525,7 @@ export function createEventsService({ storage, siteTimezone, venues, organizers,
       if (current.status === 'trash') throw new GoneError('event');
       const updated = await storage.events.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } });
       if (!updated) throw new NotFoundError('event', current._id);
+      termsChanged();
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
   };

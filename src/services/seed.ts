@@ -67,7 +67,7 @@ export async function seedIfEmpty({ storage, config, log }: { storage: Storage; 
     bySlug.organizers.set(slug ?? doc.slug, doc._id);
   }
 
-  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, venues, organizers, ...terms });
+  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax, venues, organizers, ...terms });
   const ids = (map: Map<string, number>, slugs: string[] | undefined) => (slugs ?? []).map((s) => map.get(s)).filter((id): id is number => id !== undefined);
   const seeded = await load<SeedEvent>('events.json');
   for (const e of seeded) {

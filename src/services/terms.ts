@@ -46,6 +46,8 @@ export interface TermsServiceDeps {
 export type TermRef = { id: number } | { name: string };
 
 const MAX_SLUG_ATTEMPTS = 100;
+/** How long term counts may lag behind writes made by another process (design: counts are informational). */
+const COUNTS_TTL_MS = 10_000;
 const label: Record<Taxonomy, 'category' | 'tag'> = { categories: 'category', tags: 'tag' };
 const eventField: Record<Taxonomy, 'categoryIds' | 'tagIds'> = { categories: 'categoryIds', tags: 'tagIds' };
 
@@ -64,11 +66,28 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
 
   const all = () => collection.find({ filter: {}, sort: [['_id', 1]] });
 
-  /** Published events using each term (reference §2.6: WordPress's published-post count). */
-  async function counts(): Promise<Map<number, number>> {
-    const rows = await storage.events.countValues(eventField[taxonomy], statusFilter(['publish'], now()));
-    return new Map(rows.map((r) => [r.value as number, r.count]));
+  /**
+   * Published events using each term (reference §2.6: WordPress's published-post count), in one
+   * facet query. Memoised: this process drops the memo on every event or term write (`invalidate`);
+   * writes made by other processes sharing a MongoDB show within COUNTS_TTL_MS.
+   */
+  let memo: { at: number; counts: Promise<Map<number, number>> } | null = null;
+  function counts(): Promise<Map<number, number>> {
+    const at = Date.now();
+    if (memo && at - memo.at < COUNTS_TTL_MS) return memo.counts;
+    const pending = storage.events
+      .countValues(eventField[taxonomy], statusFilter(['publish'], now()))
+      .then((rows) => new Map(rows.map((r) => [r.value as number, r.count])));
+    memo = { at, counts: pending };
+    // A failed count must not be served from the memo.
+    pending.catch(() => {
+      if (memo?.counts === pending) memo = null;
+    });
+    return pending;
   }
+  const invalidate = (): void => {
+    memo = null;
+  };
 
   /** A term by id, else by slug, else by name (reference §5.0 `is_term_of_taxonomy`). */
   async function lookup(item: string | number): Promise<TermDoc | null> {
@@ -78,6 +97,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     return (await collection.findOne({ slug: text })) ?? (await collection.findOne({ nameKey: text.toLowerCase() }));
   }
 
+  /** Every item must be an existing term (id, slug or name), else a 400 naming `param`. */
   async function resolveList(value: ListInputValue, param: string, errors: ParamErrors): Promise<number[] | undefined> {
     const ids: number[] = [];
     for (const item of toList(value)) {
@@ -139,6 +159,8 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
   return {
     taxonomy,
     counts,
+    invalidate,
+    resolveList,
 
     async get(id: number) {
       const doc = await find(id);
@@ -210,6 +232,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       }
       await collection.deleteById(id);
       await storage.events.updateMany({ [eventField[taxonomy]]: id }, { $pull: { [eventField[taxonomy]]: id } });
+      invalidate();
       return { doc, count };
     },
 
