@@ -125,7 +125,7 @@ export function buildApp({ config, storage, logger }: AppOptions): FastifyInstan
   const organizers = createOrganizersService(linkedDeps);
   const categories = createTermsService('categories', { storage, perPageMax: config.perPageMax });
   const tags = createTermsService('tags', { storage, perPageMax: config.perPageMax });
-  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax, venues, organizers, categories, tags });
+  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax, geolocEnabled: config.geolocEnabled, venues, organizers, categories, tags });
   app.register(healthRoutes, { storage });
   for (const root of ROOTS) {
     const base = { prefix: `${root}/${NAMESPACE}`, root, siteTimezone: config.siteTimezone, publicUrl: config.publicUrl };

@@ -43,7 +43,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
     const links = listLinks(`${ctx.apiBase}/events`, meta);
     void reply.headers(listHeaders(links, meta));
     return {
-      events: items.map((r) => serializeEvent(r.doc, r.relations, ctx)),
+      events: items.map((r) => ({ ...serializeEvent(r.doc, r.relations, ctx), ...('distance' in r ? { distance: r.distance } : {}) })),
       ...links,
       total,
       total_pages: totalPages(total, paging.perPage),

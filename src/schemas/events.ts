@@ -21,6 +21,7 @@ import {
   WpPositiveInteger,
 } from './common.js';
 import { EVENT_ORDER_BY } from '../query/events.js';
+import { DEFAULT_RADIUS, MAX_RADIUS } from '../query/geo.js';
 import { OrganizerCreateSchema, OrganizerResponseSchema } from './organizers.js';
 import { EventTermSchema } from './terms.js';
 import { JsonLdSchema, VenueCreateSchema, VenueResponseSchema } from './venues.js';
@@ -219,10 +220,14 @@ export const EventResponseSchema = Type.Object(
     // these extension fields ahead of `json_ld` (design §4 wants them after it).
     ticketed: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
     post_parent: Type.Optional(Type.Integer()),
+    distance: Type.Optional(Type.Number({ description: 'Distance of the venue from the geoloc point, in geoloc_unit (orderby=distance)' })),
   },
   { additionalProperties: false },
 );
 export type EventResponse = Static<typeof EventResponseSchema>;
+
+/** A coordinate in a query string: a decimal number. */
+const GeoQuery = (description: string) => Type.Number({ description });
 
 const DateQuery = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
 
@@ -247,7 +252,18 @@ export const EventListQuerySchema = Type.Object(
     include: Type.Optional(ListInput({ description: 'Only these event ids; date filters are ignored' })),
     post_parent: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Events whose parent event is this one' })),
     ticketed: Type.Optional(WpBoolean({ description: 'Only events with (true) or without (false) tickets' })),
-    orderby: Type.Optional(Type.Union(EVENT_ORDER_BY.map((o) => Type.Literal(o)), { description: 'start_date (default), end_date, date, modified or id' })),
+    geoloc: Type.Optional(WpBoolean({ description: 'true: only events whose venue has coordinates; false: only events whose venue has none' })),
+    geoloc_lat: Type.Optional(GeoQuery('Latitude of the point to search around (with geoloc_lng)')),
+    geoloc_lng: Type.Optional(GeoQuery('Longitude of the point to search around (with geoloc_lat)')),
+    geoloc_radius: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: MAX_RADIUS, default: DEFAULT_RADIUS, description: 'Search radius around the point, in geoloc_unit (default 25, at most 500)' }),
+    ),
+    geoloc_unit: Type.Optional(Type.Union([Type.Literal('mi'), Type.Literal('km')], { default: 'mi', description: 'Unit of geoloc_radius and of distance: mi (default) or km' })),
+    orderby: Type.Optional(
+      Type.Union([...EVENT_ORDER_BY.map((o) => Type.Literal(o)), Type.Literal('distance')], {
+        description: 'start_date (default), end_date, date, modified, id, or distance (needs geoloc_lat and geoloc_lng)',
+      }),
+    ),
     order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc'), Type.Literal('ASC'), Type.Literal('DESC')], { description: 'asc (default) or desc' })),
   },
   { additionalProperties: true },

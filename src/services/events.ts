@@ -18,16 +18,19 @@ import {
   DuplicateKeyError,
   GoneError,
   InvalidParamsError,
+  MissingParamsError,
   NotFoundError,
 } from '../errors.js';
 import { compileEventList, DATE_PARAMS, type EventListInput } from '../query/events.js';
-import { resolveStatuses } from '../query/status.js';
+import { DEFAULT_RADIUS, type DistanceUnit, reportDistance, toRadians } from '../query/geo.js';
+import { NON_TRASH_STATUSES, resolveStatuses, statusFilter } from '../query/status.js';
 import { type ListInputValue } from '../schemas/common.js';
 import { type EventCreate, type EventListQuery, type EventPatchById } from '../schemas/events.js';
 import { type EventRelations } from '../serialize/events.js';
 import {
   type EventDoc,
   type Filter,
+  type NearHit,
   type OrganizerDoc,
   type PostStatus,
   type Storage,
@@ -51,6 +54,8 @@ export interface EventsServiceDeps {
   storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
   siteTimezone: string;
   perPageMax: number;
+  /** GEOLOC_ENABLED: without it the geolocation parameters have no effect (reference §10). */
+  geolocEnabled?: boolean;
   /** Linked venues and organizers can be created inside an event write (reference §6.3). */
   venues: VenuesService;
   organizers: OrganizersService;
@@ -69,7 +74,7 @@ type EventInput = Partial<EventCreate> & Pick<EventPatchById, 'password'>;
 const SLUG_INDEX = 'events_slug_unique';
 const MAX_SLUG_ATTEMPTS = 100;
 
-export function createEventsService({ storage, siteTimezone, perPageMax, venues, organizers, categories, tags, now = () => new Date() }: EventsServiceDeps) {
+export function createEventsService({ storage, siteTimezone, perPageMax, geolocEnabled = true, venues, organizers, categories, tags, now = () => new Date() }: EventsServiceDeps) {
   async function findEvent(key: EventKey): Promise<EventDoc> {
     const doc = 'id' in key ? await storage.events.findById(key.id) : await storage.events.findOne({ slug: key.slug });
     if (!doc) throw 'id' in key ? new NotFoundError('event', key.id) : new NotFoundError('event', key.slug, 'slug');
@@ -111,8 +116,10 @@ export function createEventsService({ storage, siteTimezone, perPageMax, venues,
       categoryIds.length === 0 ? new Map<number, number>() : categories.counts(),
       tagIds.length === 0 ? new Map<number, number>() : tags.counts(),
     ]);
-    const venueById = new Map(venueDocs.filter((v) => venues.visibleTo(v, caller)).map((v) => [v._id, v]));
-    const organizerById = new Map(organizerDocs.filter((o) => organizers.visibleTo(o, caller)).map((o) => [o._id, o]));
+    // Embedded like the standalone reads: a scheduled record whose date has passed is published.
+    const at = now();
+    const venueById = new Map(venueDocs.filter((v) => venues.visibleTo(v, caller)).map((v) => [v._id, { ...v, status: effectiveStatus(v, at) }]));
+    const organizerById = new Map(organizerDocs.filter((o) => organizers.visibleTo(o, caller)).map((o) => [o._id, { ...o, status: effectiveStatus(o, at) }]));
     const termsOf = (ids: number[], all: TermDoc[], counts: Map<number, number>) =>
       all.filter((t) => ids.includes(t._id)).map((doc) => ({ doc, count: counts.get(doc._id) ?? 0 }));
     return docs.map((doc) => ({
@@ -364,6 +371,81 @@ export function createEventsService({ storage, siteTimezone, perPageMax, venues,
     return ids;
   }
 
+  /**
+   * The geolocation parameters (design §6, §9.5): a point (both coordinates or neither) restricts
+   * events to venues within the radius, served by the venues' 2dsphere index; `geoloc` alone
+   * selects events whose venue has (or has no) coordinates. Disabled, they have no effect.
+   */
+  async function resolveGeo(query: EventListQuery, caller: Caller | null, errors: ParamErrors) {
+    const off = { clauses: [] as Filter[], near: undefined };
+    if (query.orderby === 'distance' && (!geolocEnabled || query.geoloc_lat === undefined || query.geoloc_lng === undefined)) {
+      if (geolocEnabled) errors.add('orderby', 'orderby=distance needs geoloc_lat and geoloc_lng.');
+    }
+    if (!geolocEnabled) return off;
+    const lat = query.geoloc_lat;
+    const lng = query.geoloc_lng;
+    if ((lat === undefined) !== (lng === undefined)) {
+      throw new MissingParamsError([lat === undefined ? 'geoloc_lat' : 'geoloc_lng']);
+    }
+    if (lat !== undefined && (lat < -90 || lat > 90)) errors.add('geoloc_lat', 'geoloc_lat must be from -90 to 90.');
+    if (lng !== undefined && (lng < -180 || lng > 180)) errors.add('geoloc_lng', 'geoloc_lng must be from -180 to 180.');
+    if (!errors.empty) return off;
+    const visible = statusFilter(caller ? NON_TRASH_STATUSES : ['publish'], now());
+    if (lat !== undefined && lng !== undefined) {
+      const unit: DistanceUnit = query.geoloc_unit ?? 'mi';
+      const radius = query.geoloc_radius ?? DEFAULT_RADIUS;
+      const point: [number, number] = [lng, lat];
+      const hits = await storage.venues.near('location', { point, maxDistance: toRadians(radius, unit), filter: visible });
+      return { clauses: [{ venueId: { $in: hits.map((h) => h._id) } }], near: { hits, unit } };
+    }
+    if (query.geoloc !== undefined) {
+      const located = await storage.venues.distinct('_id', { $and: [visible, { location: { $ne: null } }] });
+      const clause: Filter = toBool(query.geoloc)
+        ? { venueId: { $in: located } }
+        : { $or: [{ venueId: null }, { venueId: { $nin: located } }] };
+      return { clauses: [clause], near: undefined };
+    }
+    return off;
+  }
+
+  /**
+   * Events ordered by their venue's distance, then start, then id, without loading every match:
+   * one facet count per venue, then only the venues that cover the requested page are read.
+   */
+  async function distancePage(filter: Filter, hits: NearHit[], paging: { skip: number; perPage: number }, direction: 1 | -1) {
+    const counts = new Map((await storage.events.countValues('venueId', filter)).map((r) => [r.value as number, r.count]));
+    // Venues at exactly the same distance form one group, so their events interleave by start date.
+    const groups: Array<{ ids: number[]; distance: number; count: number }> = [];
+    for (const hit of hits) {
+      const count = counts.get(hit._id) ?? 0;
+      if (count === 0) continue;
+      const last = groups[groups.length - 1];
+      if (last && last.distance === hit.distance) {
+        last.ids.push(hit._id);
+        last.count += count;
+      } else groups.push({ ids: [hit._id], distance: hit.distance, count });
+    }
+    if (direction === -1) groups.reverse();
+    const total = groups.reduce((sum, g) => sum + g.count, 0);
+    const items: Array<{ doc: EventDoc; distance: number }> = [];
+    let offset = 0;
+    for (const group of groups) {
+      const end = offset + group.count;
+      if (items.length >= paging.perPage) break;
+      if (end > paging.skip) {
+        const docs = await storage.events.find({
+          filter: { $and: [filter, { venueId: { $in: group.ids } }] },
+          sort: [['startUtc', direction], ['_id', direction]],
+          skip: Math.max(0, paging.skip - offset),
+          limit: paging.perPage - items.length,
+        });
+        items.push(...docs.map((doc) => ({ doc, distance: group.distance })));
+      }
+      offset = end;
+    }
+    return { items, total };
+  }
+
   return {
     /** GET /events: validates and resolves every parameter, then one page query (reference §5.1). */
     async list(query: EventListQuery, caller: Caller | null, extra: Filter[] = []) {
@@ -387,7 +469,6 @@ export function createEventsService({ storage, siteTimezone, perPageMax, venues,
       const input: EventListInput = {
         dates: Object.fromEntries(DATE_PARAMS.filter((p) => query[p] !== undefined).map((p) => [p, query[p] as string])),
         statuses,
-        extra,
       };
       if (query.page !== undefined) input.page = query.page;
       if (query.per_page !== undefined) input.perPage = query.per_page;
@@ -401,14 +482,27 @@ export function createEventsService({ storage, siteTimezone, perPageMax, venues,
       if (query.ticketed !== undefined) input.ticketed = toBool(query.ticketed);
       if (include !== undefined) input.include = include;
       if (parent) input.postParent = parent._id;
-      if (query.orderby !== undefined) input.orderBy = query.orderby;
+      const geo = await resolveGeo(query, caller, errors);
+      input.extra = [...extra, ...geo.clauses];
+      if (query.orderby !== undefined && query.orderby !== 'distance') input.orderBy = query.orderby;
       if (query.order !== undefined) input.order = query.order.toLowerCase() === 'desc' ? -1 : 1;
 
       const compiled = compileEventList(input, { now: now(), siteTimezone, perPageMax });
       for (const param of compiled.invalidDates) errors.add(param, `${param} is not a valid date.`);
       if (!errors.empty) throw new InvalidParamsError(errors.params);
 
-      const { items, total } = await storage.events.findPage(compiled.query);
+      const byDistance = query.orderby === 'distance' && geo.near !== undefined;
+      let items: EventDoc[];
+      let total: number;
+      let distances: number[] | undefined;
+      if (byDistance && geo.near) {
+        const page = await distancePage(compiled.query.filter, geo.near.hits, compiled.paging, input.order ?? 1);
+        items = page.items.map((i) => i.doc);
+        distances = page.items.map((i) => reportDistance(i.distance, geo.near!.unit));
+        total = page.total;
+      } else {
+        ({ items, total } = await storage.events.findPage(compiled.query));
+      }
       const relations = await relationsOfMany(items, caller);
       const at = now();
       // Effective values, in the reference's order (§3.4), for rest_url and the paging links.
@@ -430,10 +524,23 @@ export function createEventsService({ storage, siteTimezone, perPageMax, venues,
       echo('include', include);
       echo('post_parent', input.postParent);
       echo('ticketed', input.ticketed === undefined ? undefined : Number(input.ticketed));
+      if (geolocEnabled) {
+        echo('geoloc', query.geoloc === undefined ? undefined : Number(toBool(query.geoloc)));
+        echo('geoloc_lat', query.geoloc_lat);
+        echo('geoloc_lng', query.geoloc_lng);
+        if (geo.near) {
+          echo('geoloc_radius', query.geoloc_radius ?? DEFAULT_RADIUS);
+          echo('geoloc_unit', geo.near.unit);
+        }
+      }
       echo('orderby', query.orderby);
       echo('order', query.order?.toLowerCase());
       return {
-        items: items.map((doc, i) => ({ doc: { ...doc, status: effectiveStatus(doc, at) }, relations: relations[i] as EventRelations })),
+        items: items.map((doc, i) => ({
+          doc: { ...doc, status: effectiveStatus(doc, at) },
+          relations: relations[i] as EventRelations,
+          ...(distances ? { distance: distances[i] as number } : {}),
+        })),
         total,
         paging: compiled.paging,
         args,

@@ -253,8 +253,29 @@ export interface Collection<T extends { _id: number }> {
   updateById(id: number, update: Update<T>): Promise<T | null>;
   /** Returns the number of documents modified. */
   updateMany(filter: Filter, update: ManyUpdate): Promise<number>;
+  /**
+   * Documents whose point in `field` (a 2dsphere-indexed GeoJSON Point) lies within
+   * `query.maxDistance` of `query.point`, nearest first (ties by `_id`), with their distances.
+   */
+  near(field: string, query: NearQuery): Promise<NearHit[]>;
   /** Permanently delete; returns whether a document was removed. */
   deleteById(id: number): Promise<boolean>;
+}
+
+/** A nearest-first search around a point on a 2dsphere-indexed field. */
+export interface NearQuery {
+  /** [longitude, latitude]. */
+  point: [number, number];
+  /** Largest distance, in radians of arc. */
+  maxDistance: number;
+  /** Further conditions on the documents (no `$text`: MongoDB's $geoNear refuses it). */
+  filter: Filter;
+}
+
+export interface NearHit {
+  _id: number;
+  /** Great-circle distance from the point, in radians of arc. */
+  distance: number;
 }
 
 export type EngineName = 'mongodb' | 'embedded';

@@ -10,6 +10,8 @@ import {
   type Filter,
   type IndexDefinition,
   type ManyUpdate,
+  type NearHit,
+  type NearQuery,
   type Page,
   type Scalar,
   type Sort,
@@ -17,7 +19,7 @@ import {
 } from '../port.js';
 import { compareValues, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
 import { checkCount, checkFieldPath, checkSort, isScalar, planFilter, type GeoCondition } from './filter.js';
-import { GeoIndex, pointsForMatching, withinCap, type LngLat } from './geo-index.js';
+import { centralAngle, GeoIndex, pointsForMatching, withinCap, type LngLat } from './geo-index.js';
 import { TextIndex } from './text-index.js';
 
 type StoredDoc = Record<string, unknown> & { _id: number };
@@ -342,6 +344,24 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     const matches = this.select(query.filter);
     const page = this.sortAndSlice(matches, query);
     return { items: page.map((doc) => structuredClone(doc) as unknown as T), total: matches.length };
+  }
+
+  /** MongoDB's $geoNear: exact great-circle distances from the 2dsphere index, nearest first, ties by _id. */
+  async near(field: string, query: NearQuery): Promise<NearHit[]> {
+    this.assertOpen();
+    const index = this.geoIndexes.find((candidate) => candidate.field === field);
+    // MongoDB: "$geoNear requires a 2d or 2dsphere index".
+    if (index === undefined) refuse(`$geoNear needs a 2dsphere index on ${field}, and collection ${this.name} has none.`);
+    // MongoDB refuses $text inside $geoNear's query.
+    if (JSON.stringify(query.filter).includes('"$text"')) refuse('$geoNear cannot be combined with $text.');
+    const center: LngLat = query.point;
+    const inCap = [...index.within(center, query.maxDistance)];
+    if (inCap.length === 0) return [];
+    const hits = this.select({ $and: [query.filter, { _id: { $in: inCap } }] }).map((doc) => ({
+      _id: doc._id,
+      distance: Math.min(...pointsForMatching(valueAt(doc, field)).map((p) => centralAngle(center, p))),
+    }));
+    return hits.sort((a, b) => a.distance - b.distance || a._id - b._id);
   }
 
   async count(filter: Filter): Promise<number> {

@@ -23,6 +23,9 @@ export interface StoredDocument extends Document {
   _id: number;
 }
 
+/** The Earth radius MongoDB uses for distances between GeoJSON points (kRadiusOfEarthInMeters). */
+export const MONGODB_EARTH_RADIUS_M = 6378.1 * 1000;
+
 export interface CollectionLimits {
   /** Server-side time limit (maxTimeMS) for reads and findAndModify. */
   operationMS: number;
@@ -167,6 +170,37 @@ export function createMongoCollection<T extends { _id: number }>(
       if (Object.keys(driverUpdate).length === 0) return 0;
       const result = await run('updateMany', () => collection.updateMany(filter as Document, driverUpdate));
       return result.modifiedCount;
+    },
+
+    /**
+     * $geoNear on the 2dsphere index. For GeoJSON points MongoDB reports meters computed on its
+     * own Earth radius (6378.1 km, kRadiusOfEarthInMeters); converting back with the same radius
+     * gives the port's radians, which callers turn into kilometres on the mean radius.
+     */
+    async near(field, query) {
+      const rows = await run('aggregate', async () =>
+        collection
+          .aggregate<{ _id: number; distance: number }>(
+            [
+              {
+                $geoNear: {
+                  near: { type: 'Point', coordinates: query.point },
+                  key: field,
+                  distanceField: 'distance',
+                  spherical: true,
+                  maxDistance: query.maxDistance * MONGODB_EARTH_RADIUS_M,
+                  query: query.filter as Document,
+                },
+              },
+              { $project: { _id: 1, distance: 1 } },
+            ],
+            readOptions,
+          )
+          .toArray(),
+      );
+      const hits = rows.map((row) => ({ _id: row._id, distance: row.distance / MONGODB_EARTH_RADIUS_M }));
+      // Equal distances come back in no particular order; the port promises ties by _id.
+      return hits.sort((a, b) => a.distance - b.distance || a._id - b._id);
     },
 
     async deleteById(id) {
