@@ -3,6 +3,7 @@
  * de-duplication on create, slugs, visibility, trash, lists. Each resource supplies a definition of
  * what differs (src/services/venues.ts, src/services/organizers.ts).
  */
+import { createHash } from 'node:crypto';
 import { parseDateInput } from '../lib/dates.js';
 import { slugCandidate, slugFrom } from '../lib/slug.js';
 import { searchTermsOf, searchWords, textSearchOf } from '../lib/text.js';
@@ -165,7 +166,9 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
 
     const id = await storage.nextId('posts');
     const at = now();
-    const base = slugFrom(set.name as string, `${def.kind}-${id}`);
+    // The fallback (a name without a Latin slug) must also be the same for identical names, or
+    // two concurrent creates would not collide on the slug index and both be inserted.
+    const base = slugFrom(set.name as string, `${def.kind}-${createHash('sha256').update(nameKey).digest('hex').slice(0, 12)}`);
     const doc = withSearchTerms({
       _id: id,
       slug: base,

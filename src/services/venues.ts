@@ -66,8 +66,10 @@ export const venueDefinition = {
     }
     if (input.show_map !== undefined) set.showMap = isTruthy(input.show_map);
     if (input.show_map_link !== undefined) set.showMapLink = isTruthy(input.show_map_link);
+    // Only derived when the address parts are sent: a de-duplicated create (prepared without the
+    // existing record) must not wipe the stored value, and on a plain create the default is "".
     const addressChanged = input.state !== undefined || input.province !== undefined || input.country !== undefined;
-    if (input.stateprovince === undefined && (current === null || addressChanged)) {
+    if (input.stateprovince === undefined && addressChanged) {
       set.stateprovince = deriveStateProvince({
         state: set.state ?? current?.state ?? '',
         province: set.province ?? current?.province ?? '',
