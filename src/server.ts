@@ -5,6 +5,7 @@
 import { pino } from 'pino';
 import { buildApp, redactUrl } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { preloadGazetteer } from './lib/gazetteer.js';
 import { seedIfEmpty } from './services/seed.js';
 import { createStorage } from './storage/create-storage.js';
 
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
+  // Load the offline gazetteer now, so the first venue write does not wait for it (~1 s).
+  preloadGazetteer();
   const app = buildApp({ config, storage, logger });
   let closing = false;
   const shutdown = (signal: string) => {

@@ -48,6 +48,8 @@ export interface LinkedPostDefinition<D extends LinkedPostDoc, I extends LinkedP
   blank(): Omit<D, keyof LinkedPostCommon>;
   /** Validates and applies the resource's own fields of `input` onto `set`. */
   resolveOwn(input: I, current: D | null, set: Partial<D>, errors: ParamErrors): void;
+  /** Adjusts the fields a duplicate create writes onto the existing record (optional). */
+  forDuplicate?(existing: D, set: Partial<D>): Partial<D>;
   /** The texts indexed for search, in the order of the text index (indexes/). */
   searchTexts(doc: D): Array<string | null | undefined>;
 }
@@ -162,7 +164,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
   async function commitCreate(set: Partial<D>, caller: Caller, description: string | undefined): Promise<{ doc: D; created: boolean }> {
     const nameKey = set.nameKey as string;
     const existing = await findDuplicate(nameKey, description);
-    if (existing) return { doc: await applyUpdate(existing, withoutName(set)), created: false };
+    if (existing) return { doc: await applyUpdate(existing, forDuplicate(existing, set)), created: false };
 
     const id = await storage.nextId('posts');
     const at = now();
@@ -194,10 +196,16 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
       } catch (err) {
         if (!(err instanceof DuplicateKeyError && err.index === def.slugIndex)) throw err;
         const raced = await findDuplicate(nameKey, description);
-        if (raced) return { doc: await applyUpdate(raced, withoutName(set)), created: false };
+        if (raced) return { doc: await applyUpdate(raced, forDuplicate(raced, set)), created: false };
       }
     }
     throw new Error(`Could not find a free slug for ${def.kind} "${base}"`);
+  }
+
+  /** What a duplicate create writes onto the existing record: its own spelling of the name stays. */
+  function forDuplicate(existing: D, set: Partial<D>): Partial<D> {
+    const fields = withoutName(set);
+    return def.forDuplicate ? def.forDuplicate(existing, fields) : fields;
   }
 
   /** A duplicate keeps its own spelling of the name. */

@@ -99,8 +99,14 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
 
   /** Every item must be an existing term (id, slug or name), else a 400 naming `param`. */
   async function resolveList(value: ListInputValue, param: string, errors: ParamErrors): Promise<number[] | undefined> {
+    const items = toList(value);
+    // The reference's `is_term_of_taxonomy` wants at least one term (`include=` is a 400, not "nothing").
+    if (items.length === 0) {
+      errors.add(param, `${param} must list at least one ${kind}.`);
+      return undefined;
+    }
     const ids: number[] = [];
-    for (const item of toList(value)) {
+    for (const item of items) {
       const term = await lookup(item);
       if (!term) {
         errors.add(param, `${param} lists "${String(item)}", which is not an existing ${kind}.`);
@@ -225,12 +231,19 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     async remove(id: number) {
       const doc = await find(id);
       const count = (await counts()).get(id) ?? 0;
-      if (hierarchical) {
-        for (const child of childrenOf(id, await all())) {
-          await collection.updateById(child, { $set: { parent: doc.parent } });
+      const nodes = hierarchical ? await all() : [];
+      const children = childrenOf(id, nodes).map((childId) => nodes.find((n) => n._id === childId) as TermDoc);
+      // Children move up to the parent's level, where their names must be free (the deleted term's
+      // own name aside): checked before anything is written, so a refused delete changes nothing.
+      for (const child of children) {
+        const clash = await findByName(child.nameKey, doc.parent);
+        if (clash && clash._id !== id) {
+          throw new ConflictError('term_exists', `The child category “${child.name}” cannot move up: a category with that name already exists there.`, { term_id: clash._id });
         }
       }
+      // The term goes first, so a child with its name can take its place.
       await collection.deleteById(id);
+      for (const child of children) await collection.updateById(child._id, { $set: { parent: doc.parent } });
       await storage.events.updateMany({ [eventField[taxonomy]]: id }, { $pull: { [eventField[taxonomy]]: id } });
       invalidate();
       return { doc, count };
@@ -282,9 +295,12 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     async resolveForEvent(value: ListInputValue, errors: ParamErrors): Promise<TermRef[] | undefined> {
       const refs: TermRef[] = [];
       for (const item of toList(value)) {
+        // A blank item names nothing (it would otherwise create a term without a name).
+        if (typeof item === 'string' && item.trim() === '') continue;
         const term = await lookup(item);
         if (term) refs.push({ id: term._id });
-        else if (toId(item) !== null) {
+        // A number is an id (reference §6.1), never a name to create: `0` and `"0"` included.
+        else if (typeof item === 'number' || /^\d+$/.test(item.trim())) {
           errors.add(taxonomy, `${taxonomy} lists id ${String(item)}, which is not an existing ${kind}.`);
           return undefined;
         } else refs.push({ name: String(item).trim() });

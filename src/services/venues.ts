@@ -1,3 +1,4 @@
+import { geocode } from '../lib/gazetteer.js';
 import { type VenueCreate } from '../schemas/venues.js';
 import { type VenueDoc } from '../storage/port.js';
 import { isTruthy, type ParamErrors } from './input.js';
@@ -39,6 +40,34 @@ function resolveCoordinates(input: VenueCreate, set: Partial<VenueDoc>, errors: 
   }
 }
 
+const PLACE_FIELDS = ['city', 'country', 'state', 'province', 'stateprovince', 'zip'] as const;
+
+/**
+ * Offline geocoding (issue 6): when the place of a venue is written without coordinates, the
+ * gazetteer's coordinates are stored with `geo_source: "gazetteer"`. Coordinates a caller provided
+ * are never replaced; a gazetteer guess follows later address changes.
+ */
+function geocodeAddress(input: VenueCreate, current: VenueDoc | null, set: Partial<VenueDoc>): void {
+  if (input.geo_lat !== undefined || input.geo_lng !== undefined) return;
+  if (current?.geoSource === 'provided') return;
+  if (!PLACE_FIELDS.some((field) => input[field] !== undefined)) return;
+  const value = (field: (typeof PLACE_FIELDS)[number]) => set[field] ?? current?.[field] ?? '';
+  const hit = geocode({
+    city: value('city'),
+    country: value('country'),
+    state: value('state') || value('stateprovince'),
+    province: value('province'),
+    zip: value('zip'),
+  });
+  if (hit) {
+    set.location = { type: 'Point', coordinates: [hit.lng, hit.lat] };
+    set.geoSource = 'gazetteer';
+  } else if (current?.geoSource === 'gazetteer') {
+    set.location = null;
+    set.geoSource = null;
+  }
+}
+
 export const venueDefinition = {
   kind: 'venue',
   collection: 'venues',
@@ -77,6 +106,13 @@ export const venueDefinition = {
       });
     }
     resolveCoordinates(input, set, errors);
+    geocodeAddress(input, current, set);
+  },
+  // Coordinates a caller gave win over the gazetteer's guess from a later duplicate create.
+  forDuplicate(existing: VenueDoc, set: Partial<VenueDoc>): Partial<VenueDoc> {
+    if (set.geoSource !== 'gazetteer' || existing.geoSource !== 'provided') return set;
+    const { location: _location, geoSource: _source, ...rest } = set;
+    return rest;
   },
   searchTexts: (d: VenueDoc) => [d.name, d.description, d.address, d.city, d.province, d.state, d.stateprovince, d.zip, d.phone],
 } as const;

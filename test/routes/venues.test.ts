@@ -56,6 +56,8 @@ const SAMPLE_06_KEYS = [
   'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'slug',
   'address', 'city', 'country', 'state', 'zip', 'phone', 'website', 'stateprovince',
   'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+  // Our extension fields: ZIP 90210 is in the offline gazetteer (issue 6), so coordinates are filled.
+  'geo_lat', 'geo_lng', 'geo_source',
 ];
 /** Keys of sample 31-venue-by-id.json: a single read adds json_ld before the map flags. */
 const SAMPLE_31_KEYS = [...SAMPLE_06_KEYS.slice(0, 19), 'json_ld', ...SAMPLE_06_KEYS.slice(19)];
@@ -147,6 +149,10 @@ describe.each(engines)('$name engine: venues', (engine) => {
         show_map_link: false,
         global_id: `127.0.0.1?id=${id}`,
         global_id_lineage: [`127.0.0.1?id=${id}`],
+        // Beverly Hills, from the US ZIP code.
+        geo_lat: expect.closeTo(34.09, 1),
+        geo_lng: expect.closeTo(-118.41, 1),
+        geo_source: 'gazetteer',
       });
       const published = Date.parse(`${(body.date_utc as string).replace(' ', 'T')}Z`);
       expect(published).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
@@ -560,6 +566,7 @@ describe.each(engines)('$name engine: venues', (engine) => {
         },
         telephone: '+1 555 0100',
         sameAs: 'http://example.test/hall',
+        geo: { '@type': 'GeoCoordinates', latitude: created.geo_lat, longitude: created.geo_lng },
       });
       // By slug: the same answer.
       const bySlug = await get(`/venues/by-slug/${created.slug as string}`);
