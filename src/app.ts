@@ -9,6 +9,7 @@ import { type Config } from './config.js';
 import { ApiError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
+import { installRateLimit } from './plugins/rate-limit.js';
 import { NO_ROUTE, clientErrorHandler, installErrorHandling } from './plugins/error-handler.js';
 import { installValidation } from './plugins/validation.js';
 import { NAMESPACE } from './routes/context.js';
@@ -93,6 +94,7 @@ export function buildApp({ config, storage, logger }: AppOptions): FastifyInstan
   installValidation(app);
   installErrorHandling(app);
   installAuth(app, config.apiTokens);
+  installRateLimit(app, { reads: config.rateLimitReads, writes: config.rateLimitWrites });
 
   // The API speaks JSON and form bodies only; anything else (text/plain included) is a 415.
   app.removeContentTypeParser('text/plain');
@@ -107,7 +109,7 @@ export function buildApp({ config, storage, logger }: AppOptions): FastifyInstan
     });
     app.register(cors, {
       origin: config.corsOrigins.includes('*') ? '*' : [...config.corsOrigins],
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       allowedHeaders: ['Authorization', 'Content-Type'],
       exposedHeaders: ['X-TEC-Total', 'X-TEC-TotalPages', 'Link'],
       maxAge: 600,

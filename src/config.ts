@@ -40,6 +40,9 @@ export interface Config {
   bodyLimit: number;
   /** Time allowed for a whole request, in milliseconds. */
   requestTimeoutMs: number;
+  /** Requests per minute and client (token, else IP); 0 turns the limit off. */
+  rateLimitReads: number;
+  rateLimitWrites: number;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +172,8 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: Object.freeze(corsOrigins),
     bodyLimit: int(env, 'BODY_LIMIT', 1_048_576, 1024, 100 * 1_048_576),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+    rateLimitReads: int(env, 'RATE_LIMIT_READS', 1200, 0, 10_000_000),
+    rateLimitWrites: int(env, 'RATE_LIMIT_WRITES', 120, 0, 10_000_000),
   });
 }
 

@@ -88,7 +88,6 @@ const COMPARISON: Record<DateParam, [field: 'startUtc' | 'endUtc', op: '$gte' | 
 export function dateBounds(input: EventListInput, ctx: CompileContext): { bounds: Partial<Record<DateParam, Date>>; invalid: DateParam[] } {
   const bounds: Partial<Record<DateParam, Date>> = {};
   const invalid: DateParam[] = [];
-  if (input.include !== undefined) return { bounds, invalid };
   const strict = isStrict(input.strictDates);
   for (const param of DATE_PARAMS) {
     const raw = input.dates[param];
@@ -104,11 +103,15 @@ export function dateBounds(input: EventListInput, ctx: CompileContext): { bounds
         ? startOfLocalDay(instant, ctx.siteTimezone)
         : endOfLocalDay(instant, ctx.siteTimezone);
   }
+  // Every date is still validated (a junk date is a 400), but none of them filters.
+  if (input.include !== undefined) return { bounds: {}, invalid };
   const relative = RELATIVE.some((p) => input.dates[p] !== undefined);
   if (!relative) {
     if (input.dates.start_date === undefined) {
-      const yesterday = new Date(ctx.now.getTime() - 24 * 3600 * 1000);
-      bounds.start_date = startOfLocalDay(yesterday, ctx.siteTimezone);
+      // The calendar day before today's: `now - 24 h` lands two days back in the first hour after a
+      // 23-hour (spring-forward) day.
+      const endOfYesterday = new Date(startOfLocalDay(ctx.now, ctx.siteTimezone).getTime() - 1);
+      bounds.start_date = startOfLocalDay(endOfYesterday, ctx.siteTimezone);
     }
     if (input.dates.end_date === undefined) {
       const end = new Date(ctx.now);

@@ -12,7 +12,7 @@ import {
 } from '../schemas/events.js';
 import { ApiError } from '../errors.js';
 import { totalPages } from '../query/paging.js';
-import { serializeEvent } from '../serialize/events.js';
+import { redactProtected, serializeEvent } from '../serialize/events.js';
 import { listHeaders, listLinks } from '../serialize/list.js';
 import { type EventsService } from '../services/events.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
@@ -43,7 +43,10 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
     const links = listLinks(`${ctx.apiBase}/events`, meta);
     void reply.headers(listHeaders(links, meta));
     return {
-      events: items.map((r) => ({ ...serializeEvent(r.doc, r.relations, ctx), ...('distance' in r ? { distance: r.distance } : {}) })),
+      events: items.map((r) => {
+        const event = serializeEvent(r.doc, r.relations, ctx);
+        return { ...(r.locked ? redactProtected(event) : event), ...('distance' in r ? { distance: r.distance } : {}) };
+      }),
       ...links,
       total,
       total_pages: totalPages(total, paging.perPage),

@@ -29,7 +29,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (a
     serializeTerm(result.doc, path, result.count, serializeContext(request, options, false));
 
   app.get(`/${path}`, { schema: { querystring: schemas.listQuery, response: { 200: schemas.listResponse, ...ErrorResponses } } }, async (request, reply) => {
-    const { items, total, paging, args } = await service.list(request.query as TermListParams);
+    const { items, total, paging, args } = await service.list(request.query as TermListParams, request.caller);
     const ctx = serializeContext(request, options, false);
     const meta = { page: paging.page, perPage: paging.perPage, total, args };
     // Past the last page a term list is an empty 200, not a 404 (reference §3.3).

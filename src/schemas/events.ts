@@ -259,6 +259,8 @@ export const EventListQuerySchema = Type.Object(
       Type.Number({ exclusiveMinimum: 0, maximum: MAX_RADIUS, default: DEFAULT_RADIUS, description: 'Search radius around the point, in geoloc_unit (default 25, at most 500)' }),
     ),
     geoloc_unit: Type.Optional(Type.Union([Type.Literal('mi'), Type.Literal('km')], { default: 'mi', description: 'Unit of geoloc_radius and of distance: mi (default) or km' })),
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Shows the listed events protected by this password in full' })),
+    context: Type.Optional(Type.Union([Type.Literal('view'), Type.Literal('edit'), Type.Literal('embed')], { description: 'edit: editors see protected events in full' })),
     orderby: Type.Optional(
       Type.Union([...EVENT_ORDER_BY.map((o) => Type.Literal(o)), Type.Literal('distance')], {
         description: 'start_date (default), end_date, date, modified, id, or distance (needs geoloc_lat and geoloc_lng)',

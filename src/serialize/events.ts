@@ -113,3 +113,31 @@ export function serializeEvent(doc: EventDoc, rel: EventRelations, ctx: Serializ
   }
   return out;
 }
+
+/**
+ * A password-protected event in a list, for a caller without its password (reference §7.4): the
+ * listing keeps identity, dates and title; everything else is blanked exactly as the reference does.
+ */
+export function redactProtected(out: EventResponse): EventResponse {
+  return {
+    ...out,
+    description: '',
+    excerpt: '',
+    image: false,
+    all_day: null,
+    cost: '',
+    cost_details: { currency_symbol: '', currency_code: '', currency_position: '', values: [] },
+    website: '',
+    show_map: null,
+    show_map_link: null,
+    hide_from_listings: null,
+    sticky: null,
+    featured: null,
+    categories: [],
+    tags: [],
+    venue: [],
+    organizer: [],
+    custom_fields: [],
+    ticketed: null,
+  };
+}

@@ -26,3 +26,13 @@ export function passwordMatches(stored: string, presented: string | undefined): 
   if (presented === undefined) return false;
   return timingSafeEqual(digest(stored), digest(presented));
 }
+
+/**
+ * Whether an event may be used as a list parameter (`event`, `post`, `post_parent`) by this caller:
+ * anonymous callers may only name published, unprotected events, so a list cannot reveal anything
+ * about an event they could not read (issue 7). Others are treated as not existing.
+ */
+export function eventUsableBy(doc: { status: PostStatus; dateUtc: Date; password: string | null } | null, caller: Caller | null, now: Date): boolean {
+  if (doc === null) return false;
+  return caller !== null || (effectiveStatus(doc, now) === 'publish' && doc.password === null);
+}

@@ -36,7 +36,7 @@ import {
   type Storage,
   type TermDoc,
 } from '../storage/port.js';
-import { type Caller, effectiveStatus, passwordMatches } from './access.js';
+import { type Caller, effectiveStatus, eventUsableBy, passwordMatches } from './access.js';
 import { type OrganizersService } from './organizers.js';
 import { type TermRef, type TermsService } from './terms.js';
 import { type VenuesService } from './venues.js';
@@ -428,13 +428,16 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     if (direction === -1) groups.reverse();
     const total = groups.reduce((sum, g) => sum + g.count, 0);
     const items: Array<{ doc: EventDoc; distance: number }> = [];
+    const topLevel = filter.$and !== undefined && Object.keys(filter).length === 1 ? filter.$and : [filter];
     let offset = 0;
     for (const group of groups) {
       const end = offset + group.count;
       if (items.length >= paging.perPage) break;
       if (end > paging.skip) {
+        // Appended to the top-level $and, not nested: with `search`, the $text clause must stay
+        // directly inside the top-level $and (the embedded engine refuses it any deeper).
         const docs = await storage.events.find({
-          filter: { $and: [filter, { venueId: { $in: group.ids } }] },
+          filter: { $and: [...topLevel, { venueId: { $in: group.ids } }] },
           sort: [['startUtc', direction], ['_id', direction]],
           skip: Math.max(0, paging.skip - offset),
           limit: paging.perPage - items.length,
@@ -444,6 +447,23 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       offset = end;
     }
     return { items, total };
+  }
+
+  /** A protected event is shown in full with its password, or to an editor asking `context=edit`. */
+  function unlocks(password: string, query: { password?: string | undefined; context?: string | undefined }, caller: Caller | null): boolean {
+    return (query.context === 'edit' && caller?.role === 'editor') || passwordMatches(password, query.password);
+  }
+
+  /**
+   * Filters on fields a protected event hides (its text, terms, venue, organizers, flags) skip
+   * protected events for anonymous callers, unless they hold its password — otherwise matching
+   * would reveal what the redaction hides (issue 7).
+   */
+  function protectedClauses(query: EventListQuery, caller: Caller | null): Filter[] {
+    if (caller !== null) return [];
+    const hidden = [query.search, query.categories, query.tags, query.venue, query.organizer, query.featured, query.ticketed, query.geoloc, query.geoloc_lat];
+    if (hidden.every((value) => value === undefined)) return [];
+    return [query.password === undefined ? { password: null } : { $or: [{ password: null }, { password: query.password }] }];
   }
 
   return {
@@ -464,7 +484,9 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
         query.organizer === undefined ? undefined : existingIds('organizers', query.organizer, 'organizer', errors),
         query.post_parent === undefined ? undefined : storage.events.findById(query.post_parent),
       ]);
-      if (query.post_parent !== undefined && !parent) errors.add('post_parent', 'post_parent must be the id of an existing event.');
+      if (query.post_parent !== undefined && !eventUsableBy(parent ?? null, caller, now())) {
+        errors.add('post_parent', 'post_parent must be the id of an existing event.');
+      }
       const include = query.include === undefined ? undefined : idList(query.include, 'include', errors);
       const input: EventListInput = {
         dates: Object.fromEntries(DATE_PARAMS.filter((p) => query[p] !== undefined).map((p) => [p, query[p] as string])),
@@ -483,7 +505,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       if (include !== undefined) input.include = include;
       if (parent) input.postParent = parent._id;
       const geo = await resolveGeo(query, caller, errors);
-      input.extra = [...extra, ...geo.clauses];
+      input.extra = [...extra, ...geo.clauses, ...protectedClauses(query, caller)];
       if (query.orderby !== undefined && query.orderby !== 'distance') input.orderBy = query.orderby;
       if (query.order !== undefined) input.order = query.order.toLowerCase() === 'desc' ? -1 : 1;
 
@@ -538,6 +560,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       return {
         items: items.map((doc, i) => ({
           doc: { ...doc, status: effectiveStatus(doc, at) },
+          locked: doc.password !== null && !unlocks(doc.password, query, caller),
           relations: relations[i] as EventRelations,
           ...(distances ? { distance: distances[i] as number } : {}),
         })),

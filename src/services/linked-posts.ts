@@ -19,7 +19,7 @@ import {
   type Storage,
   type VenueDoc,
 } from '../storage/port.js';
-import { type Caller, effectiveStatus } from './access.js';
+import { type Caller, effectiveStatus, eventUsableBy } from './access.js';
 import { isTruthy, ParamErrors, resolveImage, resolveWebsite, toId } from './input.js';
 
 export type LinkedPostDoc = VenueDoc | OrganizerDoc;
@@ -79,6 +79,9 @@ export interface LinkedPostServiceDeps {
 /** Statuses of the events that make a venue or organizer "have events" (reference §5.3). */
 const LIVE_EVENT_STATUSES: readonly PostStatus[] = ['publish', 'future', 'private'];
 const MAX_SLUG_ATTEMPTS = 100;
+
+/** Password-protected events never tell anonymous callers anything about their venue or organizers. */
+const unprotectedFor = (caller: Caller | null): Filter => (caller === null ? { password: null } : {});
 
 export function createLinkedPostService<D extends LinkedPostDoc, I extends LinkedPostInput>(
   def: LinkedPostDefinition<D, I>,
@@ -218,7 +221,8 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     const clauses: Filter[] = [];
     const at = now();
     if (params.event !== undefined) {
-      const event = await storage.events.findById(params.event);
+      const found = await storage.events.findById(params.event);
+      const event = eventUsableBy(found, caller, at) ? found : null;
       if (!event) errors.add('event', 'event must be the id of an existing event.');
       else {
         const ids = def.eventField === 'venueId' ? (event.venueId === null ? [] : [event.venueId]) : event.organizerIds;
@@ -226,12 +230,12 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
       }
     }
     if (params.has_events !== undefined) {
-      const ids = await storage.events.distinct(def.eventField, { status: { $in: [...LIVE_EVENT_STATUSES] } });
+      const ids = await storage.events.distinct(def.eventField, { status: { $in: [...LIVE_EVENT_STATUSES] }, ...unprotectedFor(caller) });
       clauses.push({ _id: isTruthy(params.has_events) ? { $in: ids } : { $nin: ids } });
     }
     if (params.only_with_upcoming !== undefined && isTruthy(params.only_with_upcoming)) {
       const visible = statusFilter(caller ? NON_TRASH_STATUSES : ['publish'], at);
-      const ids = await storage.events.distinct(def.eventField, { $and: [visible, { startUtc: { $gte: at } }] });
+      const ids = await storage.events.distinct(def.eventField, { $and: [visible, { startUtc: { $gte: at } }, unprotectedFor(caller)] });
       clauses.push({ _id: { $in: ids } });
     }
     return clauses;

@@ -10,6 +10,7 @@ import { statusFilter } from '../query/status.js';
 import { compileTermFilter, matchesSearch, resolveOrder, resolveOrderBy, sortTerms, type TermListFilter } from '../query/terms.js';
 import { type ListInputValue } from '../schemas/common.js';
 import { type Storage, type TermDoc } from '../storage/port.js';
+import { type Caller, eventUsableBy } from './access.js';
 import { ParamErrors, toBool, toId, toList } from './input.js';
 
 export type Taxonomy = 'categories' | 'tags';
@@ -249,7 +250,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       return { doc, count };
     },
 
-    async list(params: TermListParams): Promise<{ items: Array<{ doc: TermDoc; count: number }>; total: number; paging: Paging; args: Array<[string, string]> }> {
+    async list(params: TermListParams, caller: Caller | null): Promise<{ items: Array<{ doc: TermDoc; count: number }>; total: number; paging: Paging; args: Array<[string, string]> }> {
       const errors = new ParamErrors();
       const filter: TermListFilter = {};
       if (params.include !== undefined) filter.include = await resolveList(params.include, 'include', errors);
@@ -266,7 +267,8 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       // `event` is an alias of `post` and wins when both are given (reference §5.4).
       const eventId = params.event ?? params.post;
       if (eventId !== undefined) {
-        const event = await storage.events.findById(eventId);
+        const found = await storage.events.findById(eventId);
+        const event = eventUsableBy(found, caller, now()) ? found : null;
         if (!event) errors.add(params.event !== undefined ? 'event' : 'post', 'The value must be the id of an existing event.');
         else filter.ofEvent = event[eventField[taxonomy]];
       }

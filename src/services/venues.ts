@@ -49,8 +49,13 @@ const PLACE_FIELDS = ['city', 'country', 'state', 'province', 'stateprovince', '
  */
 function geocodeAddress(input: VenueCreate, current: VenueDoc | null, set: Partial<VenueDoc>): void {
   if (input.geo_lat !== undefined || input.geo_lng !== undefined) return;
-  if (current?.geoSource === 'provided') return;
   if (!PLACE_FIELDS.some((field) => input[field] !== undefined)) return;
+  locate(current, set);
+}
+
+/** The gazetteer's guess for the address that `set` gives `current`; provided coordinates stay. */
+function locate(current: VenueDoc | null, set: Partial<VenueDoc>): void {
+  if (current?.geoSource === 'provided') return;
   const value = (field: (typeof PLACE_FIELDS)[number]) => set[field] ?? current?.[field] ?? '';
   const hit = geocode({
     city: value('city'),
@@ -108,10 +113,14 @@ export const venueDefinition = {
     resolveCoordinates(input, set, errors);
     geocodeAddress(input, current, set);
   },
-  // Coordinates a caller gave win over the gazetteer's guess from a later duplicate create.
+  // A duplicate create was prepared without the existing record, so its gazetteer guess used the
+  // sent address fields alone: guess again from the merged address. Coordinates sent with the
+  // create (or `""` clearing them) apply as sent; provided ones are never replaced by a guess.
   forDuplicate(existing: VenueDoc, set: Partial<VenueDoc>): Partial<VenueDoc> {
-    if (set.geoSource !== 'gazetteer' || existing.geoSource !== 'provided') return set;
-    const { location: _location, geoSource: _source, ...rest } = set;
+    if (set.geoSource === 'provided' || set.location === null) return set;
+    const { location: _location, geoSource: _source, ...others } = set;
+    const rest: Partial<VenueDoc> = others;
+    if (PLACE_FIELDS.some((field) => rest[field] !== undefined)) locate(existing, rest);
     return rest;
   },
   searchTexts: (d: VenueDoc) => [d.name, d.description, d.address, d.city, d.province, d.state, d.stateprovince, d.zip, d.phone],

@@ -39,6 +39,9 @@ export async function openTestApp(engine: EngineUnderTest, env: Record<string, s
   const config = loadConfig({
     API_TOKENS: `editor:${EDITOR_TOKEN},viewer:${VIEWER_TOKEN}:${VIEWER_AUTHOR_ID}`,
     SITE_TIMEZONE: 'UTC',
+    // Rate limits are off in tests unless a test turns them on (issue 7).
+    RATE_LIMIT_READS: '0',
+    RATE_LIMIT_WRITES: '0',
     ...env,
   });
   const storage = await engine.open();

@@ -10,8 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   API,
   EDITOR,
-  type TestApp,
   VIEWER,
+  type TestApp,
   createEventOk,
   insertOrganizer,
   insertVenue,
@@ -334,10 +334,11 @@ describe.each(cases)('$label', ({ engine, resource }) => {
       }
     });
 
-    it('lists the records of an event of any status', async () => {
+    it('lists the records of an event of any status for token holders; anonymous callers cannot name an unpublished event (issue 7)', async () => {
       const [id] = await insertMany(1);
       const draftEvent = await event([id as number], { status: 'draft' });
-      expect(ids(await list(`event=${draftEvent.id as number}`))).toEqual([id]);
+      expect(ids(await list(`event=${draftEvent.id as number}`, VIEWER))).toEqual([id]);
+      await expectInvalid(`event=${draftEvent.id as number}`, 'event');
     });
 
     it('refuses an event id that is not an event (L52), naming event', async () => {

@@ -39,6 +39,8 @@ describe('loadConfig', () => {
       corsOrigins: [],
       bodyLimit: 1_048_576,
       requestTimeoutMs: 30_000,
+      rateLimitReads: 1200,
+      rateLimitWrites: 120,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.apiTokens)).toBe(true);
