@@ -43,6 +43,11 @@ export interface Config {
   /** Requests per minute and client (token, else IP); 0 turns the limit off. */
   rateLimitReads: number;
   rateLimitWrites: number;
+  /**
+   * DATA_DIR: where the embedded engine keeps its write-ahead log and snapshots (relative to the
+   * working directory); null keeps it in memory only. `npm start` sets ./data.
+   */
+  dataDir: string | null;
 }
 
 export class ConfigError extends Error {
@@ -131,6 +136,13 @@ function parseUrl(name: string, raw: string | undefined): string | null {
   return url.toString().replace(/\/+$/, '');
 }
 
+function dataDir(env: Env): string | null {
+  const raw = str(env, 'DATA_DIR');
+  if (raw === undefined) return null;
+  if (raw.includes('\0')) throw new ConfigError('DATA_DIR', 'must be a directory path');
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const siteTimezone = str(env, 'SITE_TIMEZONE') ?? 'UTC';
   if (!IANAZone.isValidZone(siteTimezone)) {
@@ -174,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     rateLimitReads: int(env, 'RATE_LIMIT_READS', 1200, 0, 10_000_000),
     rateLimitWrites: int(env, 'RATE_LIMIT_WRITES', 120, 0, 10_000_000),
+    dataDir: dataDir(env),
   });
 }
 

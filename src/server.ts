@@ -57,8 +57,15 @@ async function main(): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     force.unref();
+    // Node closes idle keep-alive connections once, when close() begins; a connection whose request
+    // was still in flight turns idle later and would hold close() open until its keep-alive timeout.
+    const drain = setInterval(() => app.server.closeIdleConnections(), 100);
+    drain.unref();
+    // In-flight requests finish (new ones get 503), then the storage closes: on the durable
+    // embedded engine that flushes and fdatasyncs the log, so every acknowledged write is on disk.
     app
       .close()
+      .finally(() => clearInterval(drain))
       .then(() => storage.close())
       .then(() => {
         logger.info('shut down cleanly');

@@ -40,6 +40,7 @@ import { type Caller, effectiveStatus, eventUsableBy, passwordMatches } from './
 import { type OrganizersService } from './organizers.js';
 import { type TermRef, type TermsService } from './terms.js';
 import { type VenuesService } from './venues.js';
+import { changedFields } from './changes.js';
 import { ParamErrors, resolveImage, resolveWebsite, toBool, toId, toList } from './input.js';
 
 export type EventKey = { id: number } | { slug: string };
@@ -358,11 +359,19 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     return [...new Set(ids as number[])];
   }
 
-  /** Every id must be an existing record of the collection (any status). */
-  async function existingIds(collection: 'venues' | 'organizers', value: ListInputValue, param: string, errors: ParamErrors) {
+  /**
+   * Every id must be an existing record of the collection (any status for token holders). Anonymous
+   * callers may name only records they can see: filtering by a hidden venue or organizer would tell
+   * which events it is linked to, a link their representations hide (issue 7).
+   */
+  async function existingIds(collection: 'venues' | 'organizers', value: ListInputValue, param: string, errors: ParamErrors, caller: Caller | null) {
     const ids = idList(value, param, errors);
     if (ids === undefined) return undefined;
-    const found = await storage[collection].find({ filter: { _id: { $in: ids } } });
+    const filter = { _id: { $in: ids } };
+    const found =
+      collection === 'venues'
+        ? (await storage.venues.find({ filter })).filter((d) => venues.visibleTo(d, caller))
+        : (await storage.organizers.find({ filter })).filter((d) => organizers.visibleTo(d, caller));
     if (found.length !== ids.length) {
       const missing = ids.filter((id) => !found.some((d) => d._id === id));
       errors.add(param, `${param} lists ids that do not exist: ${missing.join(', ')}.`);
@@ -461,10 +470,115 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
    */
   function protectedClauses(query: EventListQuery, caller: Caller | null): Filter[] {
     if (caller !== null) return [];
-    const hidden = [query.search, query.categories, query.tags, query.venue, query.organizer, query.featured, query.ticketed, query.geoloc, query.geoloc_lat];
+    // Disabled, the geolocation parameters filter nothing, so they must not skip anything either.
+    const geo = geolocEnabled ? [query.geoloc, query.geoloc_lat, query.geoloc_lng] : [];
+    const hidden = [query.search, query.categories, query.tags, query.venue, query.organizer, query.featured, query.ticketed, ...geo];
     if (hidden.every((value) => value === undefined)) return [];
     return [query.password === undefined ? { password: null } : { $or: [{ password: null }, { password: query.password }] }];
   }
+
+  // --- Writes without reading the relations back: the API methods below add them; the seed CLI
+  // (src/cli) calls these directly, so a bulk load does not recount terms after every record.
+
+  async function createDoc(input: EventCreate, caller: Caller): Promise<EventDoc> {
+    const { set, links } = await resolve(input, null, caller);
+    await commitLinks(set, links, caller);
+    const id = await storage.nextId('posts');
+    const at = now();
+    const doc: EventDoc = {
+      _id: id,
+      slug: slugFrom(input.slug ?? input.title, `event-${id}`),
+      status: 'publish' as PostStatus,
+      authorId: 0,
+      dateUtc: at,
+      modifiedUtc: at,
+      title: '',
+      description: '',
+      excerpt: '',
+      image: null,
+      searchTerms: [],
+      startUtc: at,
+      endUtc: at,
+      timezone: siteTimezone,
+      allDay: false,
+      cost: [],
+      currencySymbol: '',
+      currencyPosition: '',
+      website: null,
+      showMap: false,
+      showMapLink: false,
+      hideFromListings: false,
+      sticky: false,
+      featured: false,
+      ticketed: false,
+      postParent: null,
+      venueId: null,
+      organizerIds: [],
+      categoryIds: [],
+      tagIds: [],
+      password: null,
+      ...set,
+    };
+    const stored = await insertWithUniqueSlug(doc);
+    termsChanged();
+    return stored;
+  }
+
+  async function updateDoc(current: EventDoc, input: EventInput, caller: Caller): Promise<EventDoc> {
+    const { set, links } = await resolve(input, current, caller);
+    if (input.slug !== undefined) {
+      const slug = slugFrom(input.slug, current.slug);
+      if (slug !== current.slug) {
+        const owner = await storage.events.findOne({ slug });
+        if (owner && owner._id !== current._id) {
+          throw new ConflictError('rest_slug_conflict', `The slug "${slug}" is already used by event ${owner._id}.`, { params: { slug: 'slug is already in use.' } });
+        }
+        set.slug = slug;
+      }
+    }
+    await commitLinks(set, links, caller);
+    let updated: EventDoc | null;
+    try {
+      updated = await storage.events.updateById(current._id, { $set: set });
+    } catch (err) {
+      // Lost a race for the slug between the check and the write.
+      if (err instanceof DuplicateKeyError && err.index === SLUG_INDEX) {
+        throw new ConflictError('rest_slug_conflict', `The slug "${String(set.slug)}" is already used by another event.`, { params: { slug: 'slug is already in use.' } });
+      }
+      throw err;
+    }
+    if (!updated) throw new NotFoundError('event', current._id);
+    termsChanged();
+    return updated;
+  }
+
+  async function trashDoc(current: EventDoc): Promise<EventDoc> {
+    if (current.status === 'trash') throw new GoneError('event');
+    const updated = await storage.events.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } });
+    if (!updated) throw new NotFoundError('event', current._id);
+    termsChanged();
+    return updated;
+  }
+
+  /**
+   * The stored fields an update of `current` with `input` would change, resolved exactly as
+   * `update` resolves them (empty: nothing would change). Writes nothing. Linked records must be
+   * named by id (a nested venue, organizer or new term name cannot be compared).
+   */
+  async function changes(current: EventDoc, input: EventInput, caller: Caller): Promise<Partial<EventDoc>> {
+    const { set, links } = await resolve(input, current, caller);
+    if (input.slug !== undefined) set.slug = slugFrom(input.slug, current.slug);
+    const idOf = (ref: LinkRef | TermRef): number => {
+      if (!('id' in ref)) throw new Error('changes() needs linked records named by id');
+      return ref.id;
+    };
+    if (links.venue !== undefined) set.venueId = links.venue === null ? null : idOf(links.venue);
+    if (links.organizers !== undefined) set.organizerIds = [...new Set(links.organizers.map(idOf))];
+    if (links.categories !== undefined) set.categoryIds = [...new Set(links.categories.map(idOf))];
+    if (links.tags !== undefined) set.tagIds = [...new Set(links.tags.map(idOf))];
+    return changedFields(current, set, ['modifiedUtc']);
+  }
+  // --- End of the writes without relations.
 
   return {
     /** GET /events: validates and resolves every parameter, then one page query (reference §5.1). */
@@ -480,8 +594,8 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       const [categoryIds, tagIds, venueIds, organizerIds, parent] = await Promise.all([
         query.categories === undefined ? undefined : categories.resolveList(query.categories, 'categories', errors),
         query.tags === undefined ? undefined : tags.resolveList(query.tags, 'tags', errors),
-        query.venue === undefined ? undefined : existingIds('venues', query.venue, 'venue', errors),
-        query.organizer === undefined ? undefined : existingIds('organizers', query.organizer, 'organizer', errors),
+        query.venue === undefined ? undefined : existingIds('venues', query.venue, 'venue', errors, caller),
+        query.organizer === undefined ? undefined : existingIds('organizers', query.organizer, 'organizer', errors, caller),
         query.post_parent === undefined ? undefined : storage.events.findById(query.post_parent),
       ]);
       if (query.post_parent !== undefined && !eventUsableBy(parent ?? null, caller, now())) {
@@ -577,87 +691,26 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     },
 
     async create(input: EventCreate, caller: Caller) {
-      const { set, links } = await resolve(input, null, caller);
-      await commitLinks(set, links, caller);
-      const id = await storage.nextId('posts');
-      const at = now();
-      const doc: EventDoc = {
-        _id: id,
-        slug: slugFrom(input.slug ?? input.title, `event-${id}`),
-        status: 'publish' as PostStatus,
-        authorId: 0,
-        dateUtc: at,
-        modifiedUtc: at,
-        title: '',
-        description: '',
-        excerpt: '',
-        image: null,
-        searchTerms: [],
-        startUtc: at,
-        endUtc: at,
-        timezone: siteTimezone,
-        allDay: false,
-        cost: [],
-        currencySymbol: '',
-        currencyPosition: '',
-        website: null,
-        showMap: false,
-        showMapLink: false,
-        hideFromListings: false,
-        sticky: false,
-        featured: false,
-        ticketed: false,
-        postParent: null,
-        venueId: null,
-        organizerIds: [],
-        categoryIds: [],
-        tagIds: [],
-        password: null,
-        ...set,
-      };
-      const stored = await insertWithUniqueSlug(doc);
-      termsChanged();
+      const stored = await createDoc(input, caller);
       return { doc: stored, relations: await relationsOf(stored, caller) };
     },
 
     async update(key: EventKey, input: EventInput, caller: Caller) {
-      const current = await findEvent(key);
-      const { set, links } = await resolve(input, current, caller);
-      if (input.slug !== undefined) {
-        const slug = slugFrom(input.slug, current.slug);
-        if (slug !== current.slug) {
-          const owner = await storage.events.findOne({ slug });
-          if (owner && owner._id !== current._id) {
-            throw new ConflictError('rest_slug_conflict', `The slug "${slug}" is already used by event ${owner._id}.`, { params: { slug: 'slug is already in use.' } });
-          }
-          set.slug = slug;
-        }
-      }
-      await commitLinks(set, links, caller);
-      let updated: EventDoc | null;
-      try {
-        updated = await storage.events.updateById(current._id, { $set: set });
-      } catch (err) {
-        // Lost a race for the slug between the check and the write.
-        if (err instanceof DuplicateKeyError && err.index === SLUG_INDEX) {
-          throw new ConflictError('rest_slug_conflict', `The slug "${String(set.slug)}" is already used by another event.`, { params: { slug: 'slug is already in use.' } });
-        }
-        throw err;
-      }
-      if (!updated) throw new NotFoundError('event', current._id);
-      termsChanged();
+      const updated = await updateDoc(await findEvent(key), input, caller);
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 
     /** Moves the event to the trash (reference §6.6); a second delete is 410. */
     async trash(key: EventKey, caller: Caller) {
-      const current = await findEvent(key);
-      if (current.status === 'trash') throw new GoneError('event');
-      const updated = await storage.events.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } });
-      if (!updated) throw new NotFoundError('event', current._id);
-      termsChanged();
+      const updated = await trashDoc(await findEvent(key));
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
+
+    /** Bulk loading (src/cli/seed-loader.ts): the writes above without the relations, and change detection. */
+    createDoc,
+    updateDoc,
+    trashDoc,
+    changes,
   };
 }
 

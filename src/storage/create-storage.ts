@@ -6,6 +6,7 @@
  */
 import { type Config } from '../config.js';
 import { indexes } from '../../indexes/index.js';
+import { openDurableStorage } from './durable/index.js';
 import { createEmbeddedStorage } from './embedded/index.js';
 import { createMongoStorage, type MongoTimeouts } from './mongodb/index.js';
 import {
@@ -30,7 +31,7 @@ export interface StorageSelectionOverrides {
   mongoTimeouts?: Partial<MongoTimeouts>;
 }
 
-type StorageConfig = Pick<Config, 'storage' | 'mongodbUri' | 'mongodbDb' | 'mongodSystemBinary'>;
+type StorageConfig = Pick<Config, 'storage' | 'mongodbUri' | 'mongodbDb' | 'mongodSystemBinary'> & Partial<Pick<Config, 'dataDir'>>;
 
 export async function createStorage(
   config: StorageConfig,
@@ -82,9 +83,16 @@ export async function createStorage(
     }
   };
 
+  // DATA_DIR (issue 9.4): the embedded engine keeps a write-ahead log there and restores it at start.
+  const dataDir = config.dataDir ?? null;
+  const embedded = async (reason: string): Promise<Storage> =>
+    dataDir === null
+      ? createEmbeddedStorage({ indexes, reason })
+      : openDurableStorage({ dir: dataDir, indexes, reason: `${reason}, durable in ${dataDir}`, log });
+
   switch (config.storage) {
     case 'embedded':
-      return announce(createEmbeddedStorage({ indexes, reason: 'STORAGE=embedded' }));
+      return announce(await embedded('STORAGE=embedded'));
 
     case 'mongodb':
       if (config.mongodbUri === null) throw new Error('STORAGE is mongodb but MONGODB_URI is not set');
@@ -104,6 +112,8 @@ export async function createStorage(
 
     case 'auto': {
       if (config.mongodbUri !== null) return announce(await onUri(config.mongodbUri, 'MONGODB_URI set'));
+      // A data directory asks for data that outlives the process; an in-memory mongod would lose it.
+      if (dataDir !== null) return announce(await embedded('no MONGODB_URI, DATA_DIR set'), 'info');
       const lookup = await findMongod({ systemBinary: config.mongodSystemBinary });
       if (lookup.found) {
         const reason = `no MONGODB_URI, in-memory server with ${describeMongod(lookup.binary)}`;
@@ -111,7 +121,7 @@ export async function createStorage(
       }
       // A binary named explicitly but unusable is a configuration error (design §7), not a fallback.
       if (lookup.misconfigured) throw new Error(`Invalid configuration: ${lookup.reason}`);
-      return announce(createEmbeddedStorage({ indexes, reason: `no MONGODB_URI, ${lookup.reason}` }), 'warn');
+      return announce(await embedded(`no MONGODB_URI, ${lookup.reason}`), 'warn');
     }
   }
 }

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       requestTimeoutMs: 30_000,
       rateLimitReads: 1200,
       rateLimitWrites: 120,
+      dataDir: null,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.apiTokens)).toBe(true);

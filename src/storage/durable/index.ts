@@ -1,0 +1,531 @@
+/**
+ * The durable embedded engine (issue 9.4): the in-memory embedded engine, made crash-safe by a
+ * write-ahead log in a data directory.
+ *
+ * - Reads go straight to the embedded engine.
+ * - A write is applied to the embedded engine first (its unique indexes and refusals decide), then
+ *   its effect is appended to the log as idempotent post-images — `put` of the whole document as
+ *   stored, `del` of an id — and the call resolves only once those bytes are fdatasync'ed. Writes
+ *   in flight together share one write+fdatasync (group-commit.ts). Writes are applied and logged
+ *   one at a time (a mutex), so the log's order is the order in which the engine changed.
+ * - Sequences are counted here; `nextId` logs `seq` and returns at once: its record is queued ahead
+ *   of any record that can carry the id, so an acknowledged write implies its id is on disk, and
+ *   recovery also raises each counter above the largest stored id.
+ * - A failed append or fdatasync stops the storage: that write and every later call reject with
+ *   StorageUnavailableError (readiness fails), because a write whose fate is unknown must never be
+ *   reported as done. Restarting recovers from the disk.
+ * - Compaction runs in the background when the log outgrows `max(compactMinBytes, compactRatio ×
+ *   snapshot size)`: start a new log generation, write a snapshot of the current state next to it
+ *   (temp file, fdatasync, rename, directory fsync), then delete the older generations.
+ *
+ * Reads can see a write that is not yet on disk (like MongoDB's readConcern "local"); a crash may
+ * lose such a write, but never one that was acknowledged, and never anything logged before it.
+ */
+import { mkdir, open, rename } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { StorageUnavailableError } from '../../errors.js';
+import { createEmbeddedStorage } from '../embedded/index.js';
+import {
+  COLLECTION_NAMES,
+  type Collection,
+  type CollectionName,
+  type IndexSet,
+  type SequenceName,
+  type Storage,
+} from '../port.js';
+import { type AppendFile, appendFileOf, lockDirectory, removeIfPresent, snapshotName, syncDirectory, walName } from './files.js';
+import { GroupCommitLog } from './group-commit.js';
+import { delRecord, endRecord, headerRecord, putRecord, seqRecord, toJsonValue } from './record.js';
+import { DataDirectoryCorruptError, recover } from './recovery.js';
+
+export { DataDirectoryCorruptError } from './recovery.js';
+export { DataDirectoryLockedError, type AppendFile } from './files.js';
+
+export type CompactionStep = 'rotated' | 'snapshot-written' | 'snapshot-renamed' | 'cleaned';
+
+/** Seams for tests: fault injection and pauses between compaction steps. Production passes none. */
+export interface DurableHooks {
+  /** Wraps every file the engine appends to (logs and snapshots). */
+  wrapFile?(file: AppendFile, path: string): AppendFile;
+  /** Awaited after each compaction step; may stall (to copy the directory as a crash would leave it) or throw. */
+  compactionStep?(step: CompactionStep, generation: number): void | Promise<void>;
+}
+
+export interface DurableStorageOptions {
+  /** The data directory (created if missing); relative paths resolve against the working directory. */
+  dir: string;
+  indexes: IndexSet;
+  reason: string;
+  /** The log is compacted once it holds at least this many bytes… (default 64 MiB) */
+  compactMinBytes?: number;
+  /** …and at least this multiple of the last snapshot's size, so compaction costs O(writes) (default 1). */
+  compactRatio?: number;
+  log?: { info(msg: string): void; warn(msg: string): void };
+  hooks?: DurableHooks;
+}
+
+export interface DurableStats {
+  dir: string;
+  generation: number;
+  logBytes: number;
+  snapshotBytes: number;
+  compactions: number;
+  recovery: {
+    ms: number;
+    documents: number;
+    snapshotRecords: number;
+    logRecords: number;
+    logBytes: number;
+    droppedBytes: number;
+  };
+}
+
+export interface DurableStorage extends Storage {
+  /** Compacts now (or joins the compaction under way); rejects if it fails. */
+  compact(): Promise<void>;
+  stats(): DurableStats;
+}
+
+const DEFAULT_COMPACT_MIN_BYTES = 64 * 1024 * 1024;
+/** Documents read per turn of the mutex while a snapshot is written (keeps writes flowing). */
+const SNAPSHOT_SLICE = 256;
+const SNAPSHOT_WRITE_BYTES = 1024 * 1024;
+
+const POST_COLLECTIONS: readonly CollectionName[] = ['events', 'venues', 'organizers'];
+const TERM_COLLECTIONS: readonly CollectionName[] = ['categories', 'tags'];
+const SEQUENCE_COLLECTIONS: Record<SequenceName, readonly CollectionName[]> = { posts: POST_COLLECTIONS, terms: TERM_COLLECTIONS };
+
+/** Runs async sections one at a time, in call order. */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(section: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(section);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+class CompactionAborted extends Error {
+  constructor() {
+    super('compaction aborted: the storage is closing');
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function openDurableStorage(options: DurableStorageOptions): Promise<DurableStorage> {
+  const dir = resolve(options.dir);
+  const log = options.log ?? { info: () => undefined, warn: () => undefined };
+  const hooks = options.hooks ?? {};
+  const wrap = (file: AppendFile, path: string): AppendFile => hooks.wrapFile?.(file, path) ?? file;
+  const compactMinBytes = options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES;
+  const compactRatio = options.compactRatio ?? 1;
+
+  await mkdir(dir, { recursive: true });
+  const dirLock = await lockDirectory(dir);
+  try {
+    const started = performance.now();
+    const state = await recover(dir);
+    for (const warning of state.warnings) log.warn(`durable storage: ${warning}`);
+
+    const inner = createEmbeddedStorage({ indexes: options.indexes, reason: options.reason });
+    let documents = 0;
+    for (const name of COLLECTION_NAMES) {
+      const collection = inner[name] as unknown as Collection<{ _id: number }>;
+      for (const doc of state.docs[name].values()) await collection.insertOne(doc);
+      documents += state.docs[name].size;
+      state.docs[name].clear();
+    }
+    try {
+      await inner.ensureIndexes();
+    } catch (error) {
+      throw new DataDirectoryCorruptError(`the restored documents violate an index: ${errorMessage(error)}`);
+    }
+    const counters = new Map<SequenceName, number>();
+    for (const sequence of ['posts', 'terms'] as const) {
+      let top = state.sequences.get(sequence) ?? 0;
+      for (const name of SEQUENCE_COLLECTIONS[sequence]) {
+        const [last] = await inner[name].find({ filter: {}, sort: [['_id', -1]], limit: 1 });
+        if (last !== undefined && last._id > top) top = last._id;
+      }
+      counters.set(sequence, top);
+    }
+
+    // The log to append to: the newest one, or generation 1 in a new directory.
+    let generation = state.wal?.generation ?? 1;
+    const walPath = join(dir, walName(generation));
+    const handle = await open(walPath, state.wal === null ? 'wx' : 'a');
+    const walFile = wrap(appendFileOf(handle), walPath);
+    let walBytes = state.wal?.bytes ?? 0;
+    try {
+      if (!state.wal?.hasHeader) {
+        const header = Buffer.from(headerRecord('wal', generation));
+        await walFile.append(header);
+        await walFile.datasync();
+        walBytes = header.length;
+      }
+      if (state.wal === null) await syncDirectory(dir);
+      for (const name of state.obsolete) await removeIfPresent(join(dir, name));
+      if (state.obsolete.length > 0) await syncDirectory(dir);
+    } catch (error) {
+      await walFile.close().catch(() => undefined);
+      throw error;
+    }
+
+    const recoveryStats: DurableStats['recovery'] = {
+      ms: Math.round(performance.now() - started),
+      documents,
+      snapshotRecords: state.stats.snapshotRecords,
+      logRecords: state.stats.logRecords,
+      logBytes: state.stats.logBytes,
+      droppedBytes: state.stats.droppedBytes,
+    };
+    log.info(
+      `durable storage: ${documents} documents restored from ${dir} in ${recoveryStats.ms} ms ` +
+        `(snapshot ${state.snapshotGeneration || 'none'}, ${recoveryStats.logRecords} log records)`,
+    );
+
+    return createDurable({
+      dir,
+      inner,
+      counters,
+      generation,
+      snapshotBytes: state.snapshotBytes,
+      walFile,
+      walBytes,
+      recoveryStats,
+      compactMinBytes,
+      compactRatio,
+      log,
+      hooks,
+      wrap,
+      releaseLock: () => dirLock.release(),
+    });
+  } catch (error) {
+    await dirLock.release().catch(() => undefined);
+    throw error;
+  }
+}
+
+interface DurableParts {
+  dir: string;
+  inner: Storage;
+  counters: Map<SequenceName, number>;
+  generation: number;
+  snapshotBytes: number;
+  walFile: AppendFile;
+  walBytes: number;
+  recoveryStats: DurableStats['recovery'];
+  compactMinBytes: number;
+  compactRatio: number;
+  log: { info(msg: string): void; warn(msg: string): void };
+  hooks: DurableHooks;
+  wrap: (file: AppendFile, path: string) => AppendFile;
+  releaseLock: () => Promise<void>;
+}
+
+function createDurable(parts: DurableParts): DurableStorage {
+  const { dir, inner, counters, log, hooks, wrap } = parts;
+  let generation = parts.generation;
+  let snapshotBytes = parts.snapshotBytes;
+  let compactions = 0;
+  let closed = false;
+  let closing: Promise<void> | null = null;
+  let compaction: Promise<void> | null = null;
+  /** After a failed compaction, wait for this much more log before trying again. */
+  let retryCompactionAt = 0;
+  const mutex = new Mutex();
+
+  const threshold = (): number => Math.max(parts.compactMinBytes, parts.compactRatio * snapshotBytes);
+  const wal = new GroupCommitLog(parts.walFile, parts.walBytes, (bytes) => {
+    if (bytes >= threshold() && bytes >= retryCompactionAt && compaction === null && !closed) {
+      compact().catch((error: unknown) => {
+        if (error instanceof CompactionAborted) return;
+        retryCompactionAt = wal.fileBytes + threshold();
+        log.warn(`durable storage: compaction failed, the log keeps growing until the next attempt: ${errorMessage(error)}`);
+      });
+    }
+  });
+
+  const unavailable = (): StorageUnavailableError => {
+    const failure = wal.failed;
+    if (failure !== null && !closed) {
+      return new StorageUnavailableError(`The data directory cannot be written (${failure.message}); restart the service to recover.`);
+    }
+    return new StorageUnavailableError('The durable storage is closed.');
+  };
+  const assertUsable = (): void => {
+    if (closed || wal.failed !== null) throw unavailable();
+  };
+
+  /** Stops the storage when memory and log may disagree. */
+  const failWith = (error: unknown): StorageUnavailableError => {
+    wal.fail(error instanceof Error ? error : new Error(String(error)));
+    log.warn(`durable storage: stopped, writes are refused until restart: ${errorMessage(error)}`);
+    return unavailable();
+  };
+
+  /**
+   * Applies a write and queues its records under the mutex, then waits (outside it, so writes
+   * group) until they are on disk. A write that changed nothing still waits for what is queued:
+   * its answer may rest on writes not yet on disk.
+   */
+  async function mutate<R>(apply: () => Promise<{ result: R; records: readonly string[] }>): Promise<R> {
+    assertUsable();
+    let durable!: Promise<void>;
+    const result = await mutex.run(async () => {
+      if (wal.failed !== null) throw unavailable();
+      const out = await apply();
+      durable = out.records.length > 0 ? wal.append(out.records) : wal.barrier();
+      return out.result;
+    });
+    try {
+      await durable;
+    } catch {
+      throw unavailable();
+    }
+    return result;
+  }
+
+  function wrapCollection<T extends { _id: number }>(name: CollectionName, target: Collection<T>): Collection<T> {
+    /** The records after a write: the documents as now stored (a failure here leaves memory ahead of the log). */
+    const postImages = async (ids: Iterable<number>): Promise<string[]> => {
+      try {
+        const records: string[] = [];
+        for (const id of ids) {
+          const doc = await target.findById(id);
+          records.push(doc === null ? delRecord(name, id) : putRecord(name, doc));
+        }
+        return records;
+      } catch (error) {
+        throw failWith(error);
+      }
+    };
+    return {
+      insertOne: (doc) =>
+        mutate(async () => {
+          // Encoded before the insert: a value the log cannot hold is refused before anything changes.
+          const record = putRecord(name, doc);
+          await target.insertOne(doc);
+          return { result: undefined, records: [record] };
+        }),
+      updateById: (id, update) =>
+        mutate(async () => {
+          toJsonValue(update, 'update');
+          const doc = await target.updateById(id, update);
+          if (doc === null) return { result: null, records: [] };
+          let record: string;
+          try {
+            record = putRecord(name, doc);
+          } catch (error) {
+            throw failWith(error);
+          }
+          return { result: doc, records: [record] };
+        }),
+      updateMany: (filter, update) =>
+        mutate(async () => {
+          toJsonValue(update, 'update');
+          // Same filter, same documents: their post-images are what the update changed.
+          const ids = (await target.distinct('_id', filter)) as number[];
+          const modified = await target.updateMany(filter, update);
+          return { result: modified, records: modified > 0 ? await postImages(ids) : [] };
+        }),
+      deleteById: (id) =>
+        mutate(async () => {
+          const removed = await target.deleteById(id);
+          return { result: removed, records: removed ? [delRecord(name, id)] : [] };
+        }),
+      findById: async (id) => (assertUsable(), target.findById(id)),
+      findOne: async (filter) => (assertUsable(), target.findOne(filter)),
+      find: async (query) => (assertUsable(), target.find(query)),
+      findPage: async (query) => (assertUsable(), target.findPage(query)),
+      count: async (filter) => (assertUsable(), target.count(filter)),
+      distinct: async (field, filter) => (assertUsable(), target.distinct(field, filter)),
+      countValues: async (field, filter) => (assertUsable(), target.countValues(field, filter)),
+      near: async (field, query) => (assertUsable(), target.near(field, query)),
+    };
+  }
+
+  async function step(name: CompactionStep): Promise<void> {
+    await hooks.compactionStep?.(name, generation);
+  }
+
+  /** Starts generation + 1 at a batch boundary: everything in the old log is on disk, later batches go to the new one. */
+  async function rotate(): Promise<number> {
+    const next = generation + 1;
+    const path = join(dir, walName(next));
+    await wal.pause();
+    try {
+      if (wal.failed !== null) throw unavailable();
+      if (closed) throw new CompactionAborted();
+      const file = wrap(appendFileOf(await open(path, 'wx')), path);
+      const header = Buffer.from(headerRecord('wal', next));
+      try {
+        await file.append(header);
+        await file.datasync();
+        await syncDirectory(dir);
+      } catch (error) {
+        await file.close().catch(() => undefined);
+        // A half-made newer log would hide a torn tail of the current one at recovery.
+        await removeIfPresent(path).catch((removeError: unknown) => {
+          throw failWith(removeError);
+        });
+        throw error;
+      }
+      const previous = wal.switchTo(file, header.length);
+      generation = next;
+      // Everything in it was fdatasync'ed; a failing close loses nothing.
+      await previous.close().catch(() => undefined);
+      return next;
+    } finally {
+      wal.resume();
+    }
+  }
+
+  async function writeSnapshot(target: number): Promise<number> {
+    const path = join(dir, `${snapshotName(target)}.tmp`);
+    const file = wrap(appendFileOf(await open(path, 'w')), path);
+    let bytes = 0;
+    try {
+      let chunk: string[] = [];
+      let chunkLength = 0;
+      const out = async (lines: readonly string[]): Promise<void> => {
+        for (const line of lines) {
+          chunk.push(line);
+          chunkLength += line.length;
+        }
+        if (chunkLength < SNAPSHOT_WRITE_BYTES) return;
+        const data = Buffer.from(chunk.join(''), 'utf8');
+        chunk = [];
+        chunkLength = 0;
+        await file.append(data);
+        bytes += data.length;
+      };
+      await out([headerRecord('snapshot', target)]);
+      let count = 0;
+      for (const name of COLLECTION_NAMES) {
+        const collection = inner[name] as unknown as Collection<{ _id: number }>;
+        // The ids present now; later inserts are in the new log. Slices are read between writes
+        // (under the mutex), so the snapshot never holds half of a write.
+        const ids = (await mutex.run(() => collection.distinct('_id', {}))) as number[];
+        for (let i = 0; i < ids.length; i += SNAPSHOT_SLICE) {
+          if (closed) throw new CompactionAborted();
+          const lines = await mutex.run(async () => {
+            const slice: string[] = [];
+            for (const id of ids.slice(i, i + SNAPSHOT_SLICE)) {
+              const doc = await collection.findById(id);
+              if (doc !== null) slice.push(putRecord(name, doc));
+            }
+            return slice;
+          });
+          count += lines.length;
+          await out(lines);
+        }
+      }
+      const sequences = [...counters].map(([sequence, value]) => seqRecord(sequence, value));
+      count += sequences.length;
+      await out([...sequences, endRecord(count)]);
+      const rest = Buffer.from(chunk.join(''), 'utf8');
+      await file.append(rest);
+      bytes += rest.length;
+      await file.datasync();
+      await file.close();
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      await removeIfPresent(path).catch(() => undefined);
+      throw error;
+    }
+    return bytes;
+  }
+
+  async function runCompaction(): Promise<void> {
+    const target = await rotate();
+    await step('rotated');
+    const tmp = join(dir, `${snapshotName(target)}.tmp`);
+    const bytes = await writeSnapshot(target);
+    try {
+      await step('snapshot-written');
+      // The snapshot may show writes still queued; it must not outlive the log holding them.
+      await wal.barrier();
+      if (closed) throw new CompactionAborted();
+      await rename(tmp, join(dir, snapshotName(target)));
+      await syncDirectory(dir);
+    } catch (error) {
+      await removeIfPresent(tmp).catch(() => undefined);
+      throw error;
+    }
+    snapshotBytes = bytes;
+    compactions++;
+    await step('snapshot-renamed');
+    // Only now are the older generations redundant.
+    for (let old = target - 1; old >= 1; old--) {
+      await removeIfPresent(join(dir, walName(old)));
+      await removeIfPresent(join(dir, snapshotName(old)));
+    }
+    await syncDirectory(dir);
+    await step('cleaned');
+  }
+
+  function compact(): Promise<void> {
+    if (compaction !== null) return compaction;
+    if (closed) return Promise.reject(unavailable());
+    compaction = runCompaction().finally(() => {
+      compaction = null;
+    });
+    return compaction;
+  }
+
+  const storage: DurableStorage = {
+    engine: 'embedded',
+    reason: inner.reason,
+    events: wrapCollection('events', inner.events),
+    venues: wrapCollection('venues', inner.venues),
+    organizers: wrapCollection('organizers', inner.organizers),
+    categories: wrapCollection('categories', inner.categories),
+    tags: wrapCollection('tags', inner.tags),
+    async nextId(sequence) {
+      assertUsable();
+      const value = (counters.get(sequence) ?? 0) + 1;
+      counters.set(sequence, value);
+      // Not awaited: see the module comment.
+      void wal.append([seqRecord(sequence, value)]);
+      return value;
+    },
+    async ensureIndexes() {
+      assertUsable();
+      await inner.ensureIndexes();
+    },
+    async ping() {
+      assertUsable();
+      await inner.ping();
+    },
+    compact,
+    stats: () => ({
+      dir,
+      generation,
+      logBytes: wal.fileBytes,
+      snapshotBytes,
+      compactions,
+      recovery: parts.recoveryStats,
+    }),
+    close() {
+      closing ??= (async () => {
+        closed = true;
+        // Writes already queued on the mutex finish and are flushed with the rest.
+        await mutex.run(async () => undefined);
+        await compaction?.catch(() => undefined);
+        try {
+          await wal.close();
+        } finally {
+          await inner.close();
+          await parts.releaseLock();
+        }
+        if (wal.failed !== null) log.warn('durable storage: closed after a write failure; unacknowledged writes may be missing');
+      })();
+      return closing;
+    },
+  };
+  return storage;
+}

@@ -1,0 +1,489 @@
+/**
+ * The durable embedded engine at the storage level (issue 9.4): what is written comes back after a
+ * restart, a torn or corrupt log tail costs only what follows it, compaction loses nothing even
+ * when interrupted between its steps, a failing disk stops the storage instead of lying, and one
+ * directory is never open twice.
+ */
+import { appendFile, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { DuplicateKeyError, StorageUnavailableError } from '../../src/errors.js';
+import { seedIfEmpty } from '../../src/services/seed.js';
+import { createStorage } from '../../src/storage/create-storage.js';
+import {
+  type AppendFile,
+  type CompactionStep,
+  DataDirectoryCorruptError,
+  DataDirectoryLockedError,
+  type DurableStorage,
+} from '../../src/storage/durable/index.js';
+import { frame } from '../../src/storage/durable/record.js';
+import { makeCategoryDoc, makeEventDoc, makeOrganizerDoc, makeTagDoc, makeVenueDoc, point } from '../helpers/factories.js';
+import { crashImage, deadPid, dump, makeTempDir, open, recordingLog, removeDir } from './helpers.js';
+
+const dirs: string[] = [];
+const opened: DurableStorage[] = [];
+
+async function tempDir(): Promise<string> {
+  const dir = await makeTempDir();
+  dirs.push(dir);
+  return dir;
+}
+
+async function openTracked(...args: Parameters<typeof open>): Promise<DurableStorage> {
+  const storage = await open(...args);
+  opened.push(storage);
+  return storage;
+}
+
+afterEach(async () => {
+  for (const storage of opened.splice(0)) await storage.close().catch(() => undefined);
+  for (const dir of dirs.splice(0)) await removeDir(dir);
+});
+
+async function walFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => /^wal-\d+\.log$/.test(name)).sort();
+}
+
+/** A small store touching every collection, both sequences, Dates, nested objects and arrays. */
+async function fill(storage: DurableStorage) {
+  const venueId = await storage.nextId('posts');
+  const organizerId = await storage.nextId('posts');
+  const categoryId = await storage.nextId('terms');
+  const tagId = await storage.nextId('terms');
+  await storage.venues.insertOne(makeVenueDoc({ _id: venueId, slug: 'hall', location: point(13.39, 52.51) }));
+  await storage.organizers.insertOne(makeOrganizerDoc({ _id: organizerId, slug: 'friends' }));
+  await storage.categories.insertOne(makeCategoryDoc({ _id: categoryId, slug: 'music', name: 'Music', nameKey: 'music' }));
+  await storage.tags.insertOne(makeTagDoc({ _id: tagId, slug: 'jazz', name: 'Jazz', nameKey: 'jazz' }));
+  const eventIds: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const id = await storage.nextId('posts');
+    eventIds.push(id);
+    await storage.events.insertOne(
+      makeEventDoc({
+        _id: id,
+        slug: `concert-${i}`,
+        startUtc: new Date(Date.UTC(2025, 4, 1 + i, 19, 30, 15, 123)),
+        endUtc: new Date(Date.UTC(2025, 4, 1 + i, 22)),
+        image: { url: 'https://example.org/a.jpg', extension: 'jpg' },
+        venueId,
+        organizerIds: [organizerId],
+        categoryIds: [categoryId],
+        tagIds: [tagId],
+        cost: ['10', '20'],
+        password: i === 0 ? 'sesame' : null,
+      }),
+    );
+  }
+  await storage.events.updateById(eventIds[1]!, { $set: { title: 'Renamed', featured: true, modifiedUtc: new Date('2025-06-01T00:00:00Z') } });
+  await storage.events.updateById(eventIds[2]!, { $unset: ['postParent'] as never });
+  expect(await storage.events.updateMany({ tagIds: tagId }, { $pull: { tagIds: tagId } })).toBe(5);
+  expect(await storage.events.deleteById(eventIds[4]!)).toBe(true);
+  return { venueId, organizerId, categoryId, tagId, eventIds };
+}
+
+describe('durable storage: restore', () => {
+  it('restores every collection and both sequences exactly, Dates and nested objects included', async () => {
+    const dir = await tempDir();
+    const storage = await openTracked(dir);
+    await storage.ensureIndexes();
+    const { eventIds } = await fill(storage);
+    const before = await dump(storage);
+    await storage.close();
+
+    const restored = await openTracked(dir);
+    const after = await dump(restored);
+    expect(after).toEqual(before);
+    const event = (await restored.events.findById(eventIds[0]!))!;
+    expect(event.startUtc).toBeInstanceOf(Date);
+    expect(event.startUtc.toISOString()).toBe('2025-05-01T19:30:15.123Z');
+    expect(event.image).toEqual({ url: 'https://example.org/a.jpg', extension: 'jpg' });
+    expect(event.tagIds).toEqual([]);
+    expect(await restored.events.findById(eventIds[4]!)).toBeNull();
+    expect((await restored.events.findById(eventIds[2]!))!).not.toHaveProperty('postParent');
+    // Sequences continue above everything handed out before.
+    expect(await restored.nextId('posts')).toBe(eventIds[4]! + 1);
+    expect(await restored.nextId('terms')).toBe(3);
+    // Indexes are rebuilt: unique slugs are enforced, text search and geo queries answer.
+    await expect(restored.events.insertOne(makeEventDoc({ _id: 999, slug: 'concert-0' }))).rejects.toBeInstanceOf(DuplicateKeyError);
+    expect(await restored.events.count({ $text: { $search: 'Renamed' } })).toBe(1);
+    expect(await restored.venues.count({ location: { $geoWithin: { $centerSphere: [[13.4, 52.5], 0.001] } } })).toBe(1);
+  });
+
+  it('keeps values JSON cannot carry as they were', async () => {
+    const dir = await tempDir();
+    const storage = await openTracked(dir);
+    const odd = {
+      _id: 1,
+      slug: 'odd',
+      name: 'Odd',
+      nameKey: 'odd',
+      description: 'line\nbreak, quote " and emoji 🎻',
+      parent: 0,
+      nested: { deeper: [{ at: new Date(0) }, new Date('invalid'), Number.NaN, Number.POSITIVE_INFINITY, -0] },
+      // Computed: an own property named __proto__, not the prototype.
+      ['__proto__']: 'own key',
+    };
+    await storage.tags.insertOne(odd as never);
+    const before = await storage.tags.findById(1);
+    await storage.close();
+    const restored = await openTracked(dir);
+    const after = (await restored.tags.findById(1)) as unknown as typeof odd;
+    expect(after).toEqual(before);
+    const values = (after.nested as { deeper: unknown[] }).deeper;
+    expect((values[0] as { at: Date }).at).toEqual(new Date(0));
+    expect(Number.isNaN((values[1] as Date).getTime())).toBe(true);
+    expect(values[2]).toBeNaN();
+    expect(values[3]).toBe(Number.POSITIVE_INFINITY);
+    expect(Object.is(values[4], -0)).toBe(true);
+    expect(Object.getPrototypeOf(after)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(after, '__proto__')?.value).toBe('own key');
+  });
+
+  it('refuses a value the log cannot hold before anything changes', async () => {
+    const storage = await openTracked(await tempDir());
+    await expect(storage.tags.insertOne({ ...makeTagDoc({ _id: 1 }), extra: new Map() } as never)).rejects.toThrow(/cannot store/);
+    expect(await storage.tags.findById(1)).toBeNull();
+    await storage.tags.insertOne(makeTagDoc({ _id: 1 }));
+    await expect(storage.tags.updateById(1, { $set: { description: 10n } as never })).rejects.toThrow(/cannot store/);
+    expect((await storage.tags.findById(1))!.description).toBe('');
+  });
+
+  it('starts empty in a new directory, so start-up seeding runs only then', async () => {
+    const dir = await tempDir();
+    const config = loadConfig({ STORAGE: 'embedded', DATA_DIR: dir, SEED_ON_START: 'true' });
+    const log = recordingLog();
+    const storage = await createStorage(config, log);
+    expect(storage.reason).toBe(`STORAGE=embedded, durable in ${dir}`);
+    expect(log.infos.some((line) => line.startsWith('storage engine: embedded (STORAGE=embedded, durable in'))).toBe(true);
+    await storage.ensureIndexes();
+    await storage.tags.insertOne(makeTagDoc({ _id: await storage.nextId('terms') }));
+    await storage.close();
+
+    const reopened = await createStorage(config, log);
+    try {
+      await reopened.ensureIndexes();
+      await seedIfEmpty({ storage: reopened, config, log });
+      expect(log.infos).toContain('seed: the store has data; nothing loaded');
+      expect(await reopened.events.count({})).toBe(0);
+      expect(await reopened.tags.count({})).toBe(1);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('acknowledges concurrent writes with shared fdatasyncs (group commit)', async () => {
+    let syncs = 0;
+    const storage = await openTracked(await tempDir(), {
+      hooks: {
+        wrapFile: (file) => ({ ...file, datasync: () => ((syncs += 1), file.datasync()) }),
+      },
+    });
+    syncs = 0;
+    await Promise.all(Array.from({ length: 256 }, (_, i) => storage.tags.insertOne(makeTagDoc({ _id: i + 1 }))));
+    expect(await storage.tags.count({})).toBe(256);
+    // One fdatasync for the first write, then the rest together (a few, depending on timing).
+    expect(syncs).toBeGreaterThanOrEqual(1);
+    expect(syncs).toBeLessThan(10);
+  });
+
+  it('closes once, flushing; later calls are refused as unavailable', async () => {
+    const dir = await tempDir();
+    const storage = await openTracked(dir);
+    const id = await storage.nextId('posts');
+    const write = storage.venues.insertOne(makeVenueDoc({ _id: id }));
+    await Promise.all([storage.close(), storage.close(), write]);
+    await expect(storage.venues.findById(id)).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(storage.nextId('posts')).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(storage.ping()).rejects.toBeInstanceOf(StorageUnavailableError);
+    const reopened = await openTracked(dir);
+    expect(await reopened.venues.findById(id)).not.toBeNull();
+  });
+});
+
+describe('durable storage: damaged logs', () => {
+  async function threeVenues(dir: string): Promise<number[]> {
+    const storage = await open(dir);
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = await storage.nextId('posts');
+      ids.push(id);
+      await storage.venues.insertOne(makeVenueDoc({ _id: id, slug: `venue-${id}` }));
+    }
+    await storage.close();
+    return ids;
+  }
+
+  /** Byte offsets at which each record of a log starts. */
+  async function recordOffsets(path: string): Promise<number[]> {
+    const bytes = await readFile(path);
+    const offsets = [0];
+    for (let i = 0; i < bytes.length - 1; i++) if (bytes[i] === 0x0a) offsets.push(i + 1);
+    return offsets;
+  }
+
+  it('drops a torn last record and keeps every earlier one; later writes append cleanly', async () => {
+    const dir = await tempDir();
+    const ids = await threeVenues(dir);
+    const [wal] = await walFiles(dir);
+    const path = join(dir, wal!);
+    const size = (await stat(path)).size;
+    // A crash in the middle of the last append: the last record is half there.
+    await truncate(path, size - 40);
+    const log = recordingLog();
+    const storage = await openTracked(dir, { log });
+    expect(await storage.venues.findById(ids[0]!)).not.toBeNull();
+    expect(await storage.venues.findById(ids[1]!)).not.toBeNull();
+    expect(await storage.venues.findById(ids[2]!)).toBeNull();
+    expect(log.warnings.join('\n')).toMatch(/torn tail at byte \d+/);
+    expect((await readdir(dir)).some((name) => name.endsWith('.dropped'))).toBe(true);
+    // New writes go after the cut, and the log stays readable.
+    const id = await storage.nextId('posts');
+    expect(id).toBeGreaterThan(ids[1]!);
+    await storage.venues.insertOne(makeVenueDoc({ _id: id, slug: 'after-the-tear' }));
+    await storage.close();
+    const again = await openTracked(dir, { log: recordingLog() });
+    expect(await again.venues.count({})).toBe(3);
+    expect(await again.venues.findOne({ slug: 'after-the-tear' })).not.toBeNull();
+    expect(again.stats().recovery.droppedBytes).toBe(0);
+  });
+
+  it('drops garbage after the last record (zeros of unwritten blocks, random bytes)', async () => {
+    for (const garbage of [Buffer.alloc(4096), Buffer.from('3f2a9c01 99999 ["put","venues",{"_id":'), Buffer.from([0xff, 0xfe, 0x0a, 0x00])]) {
+      const dir = await tempDir();
+      const ids = await threeVenues(dir);
+      const [wal] = await walFiles(dir);
+      await appendFile(join(dir, wal!), garbage);
+      const log = recordingLog();
+      const storage = await openTracked(dir, { log });
+      expect(await storage.venues.count({})).toBe(3);
+      expect(await storage.venues.findById(ids[2]!)).not.toBeNull();
+      expect(log.warnings).toHaveLength(1);
+      await storage.close();
+    }
+  });
+
+  it('stops at a corrupt record in the middle of the newest log and never reads past it', async () => {
+    const dir = await tempDir();
+    const ids = await threeVenues(dir);
+    const [wal] = await walFiles(dir);
+    const path = join(dir, wal!);
+    // Records: header, seq, put(venue 1), seq, put(venue 2), seq, put(venue 3). Damage put(venue 2).
+    const offsets = await recordOffsets(path);
+    const bytes = await readFile(path);
+    const target = offsets[4]! + 40;
+    bytes[target] = bytes[target]! ^ 0x01;
+    await writeFile(path, bytes);
+    const log = recordingLog();
+    const storage = await openTracked(dir, { log });
+    // Venue 1 (before the damage) is there; venues 2 and 3 (at and after it) are not: what follows
+    // a bad record cannot be trusted to be complete or in order, so it is not replayed.
+    expect(await storage.venues.findById(ids[0]!)).not.toBeNull();
+    expect(await storage.venues.findById(ids[1]!)).toBeNull();
+    expect(await storage.venues.findById(ids[2]!)).toBeNull();
+    expect(log.warnings.join('\n')).toMatch(/corrupt tail at byte \d+ \(checksum mismatch\)/);
+    // The cut bytes are kept for inspection.
+    const dropped = (await readdir(dir)).find((name) => name.endsWith('.dropped'))!;
+    expect((await readFile(join(dir, dropped))).length).toBe(bytes.length - offsets[4]!);
+  });
+
+  it('refuses to open when an older log or a snapshot is damaged (no crash can do that)', async () => {
+    const dir = await tempDir();
+    const storage = await open(dir);
+    await storage.tags.insertOne(makeTagDoc({ _id: 1 }));
+    await storage.compact();
+    await storage.tags.insertOne(makeTagDoc({ _id: 2 }));
+    await storage.close();
+    const names = await readdir(dir);
+    const snapshot = names.find((name) => name.endsWith('.snap'))!;
+
+    // A damaged snapshot.
+    const image = await crashImage(dir);
+    dirs.push(image);
+    const bytes = await readFile(join(image, snapshot));
+    bytes[bytes.length - 20] = bytes[bytes.length - 20]! ^ 0x01;
+    await writeFile(join(image, snapshot), bytes);
+    await expect(open(image)).rejects.toBeInstanceOf(DataDirectoryCorruptError);
+
+    // A damaged older log: a compaction that rotated the log but failed to write its snapshot
+    // leaves two generations to replay.
+    const crashed = await tempDir();
+    const second = await open(crashed, {
+      hooks: {
+        compactionStep: (step) => {
+          if (step === 'rotated') throw new Error('stop here');
+        },
+      },
+    });
+    await second.tags.insertOne(makeTagDoc({ _id: 1 }));
+    await expect(second.compact()).rejects.toThrow('stop here');
+    await second.tags.insertOne(makeTagDoc({ _id: 2 }));
+    await second.close();
+    const [oldWal, newWal] = await walFiles(crashed);
+    expect(newWal).toBeDefined();
+    const damaged = await readFile(join(crashed, oldWal!));
+    damaged[damaged.length - 10] = damaged[damaged.length - 10]! ^ 0x01;
+    await writeFile(join(crashed, oldWal!), damaged);
+    await expect(open(crashed)).rejects.toThrow(/not the newest log, so this is not a torn append/);
+  });
+
+  it('refuses a missing log generation', async () => {
+    const dir = await tempDir();
+    const storage = await open(dir);
+    await storage.tags.insertOne(makeTagDoc({ _id: 1 }));
+    await storage.close();
+    await writeFile(join(dir, 'wal-00000003.log'), frame(JSON.stringify(['wal', 1, 3])));
+    await expect(open(dir)).rejects.toThrow(/wal-00000002\.log is missing/);
+  });
+});
+
+describe('durable storage: compaction', () => {
+  it('compacts in the background into one snapshot and one log, losing nothing', async () => {
+    const dir = await tempDir();
+    const storage = await openTracked(dir, { compactMinBytes: 8 * 1024, compactRatio: 0 });
+    await storage.ensureIndexes();
+    const ids: number[] = [];
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = 0; i < 40; i++) {
+          const id = await storage.nextId('posts');
+          ids.push(id);
+          await storage.events.insertOne(makeEventDoc({ _id: id, slug: `event-${id}` }));
+          await storage.events.updateById(id, { $set: { title: `Updated ${id}` } });
+          if (i % 5 === 0) await storage.events.deleteById(id);
+        }
+      }),
+    );
+    await storage.compact();
+    expect(storage.stats().compactions).toBeGreaterThan(1);
+    const before = await dump(storage);
+    await storage.close();
+    const names = (await readdir(dir)).sort();
+    expect(names.filter((name) => name.endsWith('.snap'))).toHaveLength(1);
+    expect(names.filter((name) => name.endsWith('.log'))).toHaveLength(1);
+    expect(names.some((name) => name.endsWith('.tmp'))).toBe(false);
+
+    const restored = await openTracked(dir);
+    expect(await dump(restored)).toEqual(before);
+    expect(restored.stats().recovery.snapshotRecords).toBeGreaterThan(0);
+    expect(await restored.nextId('posts')).toBe(Math.max(...ids) + 1);
+  });
+
+  const steps: CompactionStep[] = ['rotated', 'snapshot-written', 'snapshot-renamed', 'cleaned'];
+  it.each(steps)('a crash after the compaction step "%s" loses no acknowledged write', async (crashStep) => {
+    const dir = await tempDir();
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const atStep = new Promise<void>((resolve) => (reached = resolve));
+    const storage = await openTracked(dir, {
+      hooks: {
+        compactionStep: (step) => {
+          if (step !== crashStep) return undefined;
+          reached();
+          return stalled;
+        },
+      },
+    });
+    for (let i = 1; i <= 20; i++) await storage.tags.insertOne(makeTagDoc({ _id: i, slug: `tag-${i}`, name: `Tag ${i}`, nameKey: `tag ${i}` }));
+    await storage.tags.updateById(3, { $set: { description: 'before compaction' } });
+    const compaction = storage.compact();
+    await atStep;
+    // Writes go on while compaction is stuck at this step.
+    await storage.tags.updateById(4, { $set: { description: 'during compaction' } });
+    await storage.tags.deleteById(5);
+    await storage.tags.insertOne(makeTagDoc({ _id: 21, slug: 'tag-21' }));
+    const before = await dump(storage);
+    // The disk as a kill -9 now would leave it.
+    const image = await crashImage(dir);
+    dirs.push(image);
+    release();
+    await compaction;
+
+    const restored = await openTracked(image);
+    expect(await dump(restored)).toEqual(before);
+    expect((await restored.tags.findById(3))!.description).toBe('before compaction');
+    expect(await restored.nextId('terms')).toBeGreaterThan(21);
+    await restored.close();
+    // And the original finishes its compaction and restores the same.
+    await storage.close();
+    const original = await openTracked(dir);
+    expect(await dump(original)).toEqual(before);
+  });
+
+  it('ignores an unfinished snapshot and survives a failing compaction', async () => {
+    const dir = await tempDir();
+    const storage = await openTracked(dir, {
+      hooks: {
+        compactionStep: (step) => {
+          if (step === 'snapshot-written') throw new Error('disk full');
+        },
+      },
+    });
+    await storage.tags.insertOne(makeTagDoc({ _id: 1 }));
+    await expect(storage.compact()).rejects.toThrow('disk full');
+    expect((await readdir(dir)).some((name) => name.endsWith('.tmp'))).toBe(false);
+    await storage.tags.insertOne(makeTagDoc({ _id: 2 }));
+    await storage.close();
+    // A crash mid-snapshot leaves a temp file; it is never read and removed at open.
+    await writeFile(join(dir, 'snapshot-00000009.snap.tmp'), 'half a snapshot');
+    const restored = await openTracked(dir);
+    expect(await restored.tags.count({})).toBe(2);
+    expect((await readdir(dir)).some((name) => name.endsWith('.tmp'))).toBe(false);
+  });
+});
+
+describe('durable storage: failing disk', () => {
+  function failingLog(mode: 'datasync' | 'append') {
+    const control = { armed: false };
+    const wrapFile = (file: AppendFile, path: string): AppendFile => {
+      if (!/wal-\d+\.log$/.test(path)) return file;
+      return {
+        append: (data) => (control.armed && mode === 'append' ? Promise.reject(new Error('EIO: write failed')) : file.append(data)),
+        datasync: () => (control.armed && mode === 'datasync' ? Promise.reject(new Error('EIO: fdatasync failed')) : file.datasync()),
+        close: () => file.close(),
+      };
+    };
+    return { control, wrapFile };
+  }
+
+  it.each(['datasync', 'append'] as const)('a failed %s rejects that write and everything after, as unavailable', async (mode) => {
+    const dir = await tempDir();
+    const { control, wrapFile } = failingLog(mode);
+    const log = recordingLog();
+    const storage = await openTracked(dir, { hooks: { wrapFile }, log });
+    await storage.tags.insertOne(makeTagDoc({ _id: 1 }));
+    control.armed = true;
+    const inFlight = [storage.tags.insertOne(makeTagDoc({ _id: 2 })), storage.tags.updateById(1, { $set: { description: 'x' } })];
+    for (const write of inFlight) await expect(write).rejects.toBeInstanceOf(StorageUnavailableError);
+    control.armed = false;
+    // Even with the disk back, nothing is accepted: the fate of the failed bytes is unknown.
+    await expect(storage.tags.insertOne(makeTagDoc({ _id: 3 }))).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(storage.tags.findById(1)).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(storage.nextId('terms')).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(storage.ping()).rejects.toThrow(/cannot be written .*restart/);
+    await storage.close();
+    expect(log.warnings.join('\n')).toMatch(/closed after a write failure/);
+
+    const restored = await openTracked(dir, { log: recordingLog() });
+    expect(await restored.tags.findById(1)).not.toBeNull();
+    expect(await restored.tags.findById(3)).toBeNull();
+  });
+});
+
+describe('durable storage: one process per directory', () => {
+  it('refuses a directory already open, and takes over the lock of a dead process', async () => {
+    const dir = await tempDir();
+    const storage = await openTracked(dir);
+    await expect(open(dir)).rejects.toBeInstanceOf(DataDirectoryLockedError);
+    await storage.close();
+
+    const pid = await deadPid();
+    await writeFile(join(dir, 'lock'), `${pid}\n`);
+    const taken = await openTracked(dir);
+    expect((await readFile(join(dir, 'lock'), 'utf8')).trim()).toBe(String(process.pid));
+    await taken.close();
+    await expect(stat(join(dir, 'lock'))).rejects.toThrow(/ENOENT/);
+  });
+});
