@@ -73,9 +73,26 @@ function utcOffsetMinutes(tz: string): number | null {
   return sign === '-' ? -total : total;
 }
 
+/**
+ * luxon's `IANAZone.isValidZone` builds an `Intl.DateTimeFormat` on every call (tens of µs, several
+ * times per event write); a zone's validity does not change while the process runs, so it is
+ * remembered. Bounded: only a few hundred zone names exist, and the memo is cleared if junk fills it.
+ */
+const validZones = new Map<string, boolean>();
+const MAX_REMEMBERED_ZONES = 1000;
+function isValidIanaZone(tz: string): boolean {
+  let valid = validZones.get(tz);
+  if (valid === undefined) {
+    valid = IANAZone.isValidZone(tz);
+    if (validZones.size >= MAX_REMEMBERED_ZONES) validZones.clear();
+    validZones.set(tz, valid);
+  }
+  return valid;
+}
+
 /** The reference's `is_timezone_or_empty` without the empty case: IANA names, `UTC`, `UTC±N` offsets. */
 export function isValidTimezone(tz: string): boolean {
-  return utcOffsetMinutes(tz) !== null || IANAZone.isValidZone(tz);
+  return utcOffsetMinutes(tz) !== null || isValidIanaZone(tz);
 }
 
 /** The luxon zone of a timezone string; `UTC±N` becomes a fixed offset. Throws on an invalid zone. */
@@ -83,7 +100,7 @@ export function zoneFor(tz: string): Zone {
   if (tz === 'UTC') return FixedOffsetZone.utcInstance;
   const offset = utcOffsetMinutes(tz);
   if (offset !== null) return FixedOffsetZone.instance(offset);
-  if (IANAZone.isValidZone(tz)) return IANAZone.create(tz);
+  if (isValidIanaZone(tz)) return IANAZone.create(tz);
   throw new RangeError(`Invalid timezone: ${JSON.stringify(tz)}`);
 }
 
@@ -434,8 +451,10 @@ function rewriteOrdinalWeekdays(input: string): string {
 }
 
 function withinYears(instant: Date, zone: Zone): boolean {
-  const local = wallFieldsOf(instant, zone).year;
   const utc = instant.getUTCFullYear();
+  // Offsets are less than a day, so only the first and last year need the (costly) local year.
+  if (utc > MIN_YEAR && utc < MAX_YEAR) return true;
+  const local = wallFieldsOf(instant, zone).year;
   return local >= MIN_YEAR && local <= MAX_YEAR && utc >= MIN_YEAR && utc <= MAX_YEAR;
 }
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { parseDateInput } from '../lib/dates.js';
 import { slugCandidate, slugFrom } from '../lib/slug.js';
 import { searchTermsOf, searchWords, textSearchOf } from '../lib/text.js';
-import { AccessDeniedError, DuplicateKeyError, GoneError, InvalidParamsError, NotFoundError } from '../errors.js';
+import { AccessDeniedError, ConflictError, DuplicateKeyError, GoneError, InvalidParamsError, NotFoundError } from '../errors.js';
 import { type Paging, resolvePaging } from '../query/paging.js';
 import { NON_TRASH_STATUSES, resolveStatuses, statusFilter } from '../query/status.js';
 import {
@@ -20,6 +20,7 @@ import {
   type VenueDoc,
 } from '../storage/port.js';
 import { type Caller, effectiveStatus, eventUsableBy } from './access.js';
+import { changedFields } from './changes.js';
 import { isTruthy, ParamErrors, resolveImage, resolveWebsite, toId } from './input.js';
 
 export type LinkedPostDoc = VenueDoc | OrganizerDoc;
@@ -205,6 +206,53 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     throw new Error(`Could not find a free slug for ${def.kind} "${base}"`);
   }
 
+  /**
+   * Bulk loading (the seed CLI): creates with the slug the seed names the record by, without the
+   * API's de-duplication by name (the slug is the seed's identity). A taken slug is a conflict.
+   */
+  async function createWithSlug(input: I & { [name: string]: unknown }, caller: Caller, slug: string): Promise<D> {
+    const errors = new ParamErrors();
+    const set = prepare(input, null, errors);
+    if (!errors.empty) throw new InvalidParamsError(errors.params);
+    const id = await storage.nextId('posts');
+    const at = now();
+    const doc = withSearchTerms({
+      _id: id,
+      slug,
+      status: 'publish',
+      authorId: caller.authorId,
+      dateUtc: at,
+      modifiedUtc: at,
+      description: '',
+      excerpt: '',
+      image: null,
+      searchTerms: [],
+      name: '',
+      nameKey: '',
+      website: '',
+      ...def.blank(),
+      ...set,
+    } as unknown as D);
+    try {
+      await collection.insertOne(doc);
+    } catch (err) {
+      if (err instanceof DuplicateKeyError && err.index === def.slugIndex) {
+        throw new ConflictError('rest_slug_conflict', `The slug "${slug}" is already used by another ${def.kind}.`, { params: { slug: 'slug is already in use.' } });
+      }
+      throw err;
+    }
+    return doc;
+  }
+
+  /** Bulk loading: the stored fields an update of `current` with `input` would change (empty: none). Writes nothing. */
+  function changes(current: D, input: I & { [name: string]: unknown }): Partial<D> {
+    const errors = new ParamErrors();
+    const set = prepare(input, current, errors);
+    if (!errors.empty) throw new InvalidParamsError(errors.params);
+    const next = withSearchTerms({ ...current, ...set });
+    return changedFields(current, { ...set, searchTerms: next.searchTerms } as Partial<D>, ['modifiedUtc']);
+  }
+
   /** What a duplicate create writes onto the existing record: its own spelling of the name stays. */
   function forDuplicate(existing: D, set: Partial<D>): Partial<D> {
     const fields = withoutName(set);
@@ -230,7 +278,10 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
       }
     }
     if (params.has_events !== undefined) {
-      const ids = await storage.events.distinct(def.eventField, { status: { $in: [...LIVE_EVENT_STATUSES] }, ...unprotectedFor(caller) });
+      // Anonymous callers count only events they could read: a private or scheduled event must not
+      // reveal its venue or organizers through this filter (issue 7).
+      const live: Filter = caller === null ? { $and: [statusFilter(['publish'], at), unprotectedFor(caller)] } : { status: { $in: [...LIVE_EVENT_STATUSES] } };
+      const ids = await storage.events.distinct(def.eventField, live);
       clauses.push({ _id: isTruthy(params.has_events) ? { $in: ids } : { $nin: ids } });
     }
     if (params.only_with_upcoming !== undefined && isTruthy(params.only_with_upcoming)) {
@@ -264,6 +315,10 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
 
     /** Second half of a nested create: `set` came from `prepare` without errors. */
     commitCreate,
+
+    /** Bulk loading (src/cli/seed-loader.ts): create under a given slug, and change detection. */
+    createWithSlug,
+    changes,
 
     async update(key: LinkedPostKey, input: I & { [name: string]: unknown }) {
       const current = await find(key);

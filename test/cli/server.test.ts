@@ -48,10 +48,10 @@ describe('server process', () => {
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ready', engine: 'embedded' });
-    // The seed's first event (ids 1–5 are its venues and organizers).
-    const event = await fetch(`${base}/calendar/events/v1/events/6`);
+    // An event of the seed calendar (seeds/events.json).
+    const event = await fetch(`${base}/calendar/events/v1/events/by-slug/symphony-night`);
     expect(event.status).toBe(200);
-    expect(await event.json()).toMatchObject({ id: 6, title: 'Symphony Night' });
+    expect(await event.json()).toMatchObject({ slug: 'symphony-night', title: 'Symphony Night' });
 
     server.child.kill('SIGTERM');
     const [code] = await once(server.child, 'exit');

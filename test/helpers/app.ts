@@ -42,6 +42,8 @@ export async function openTestApp(engine: EngineUnderTest, env: Record<string, s
     // Rate limits are off in tests unless a test turns them on (issue 7).
     RATE_LIMIT_READS: '0',
     RATE_LIMIT_WRITES: '0',
+    // Load shedding is off in tests unless a test turns it on (issue 10).
+    MAX_EVENT_LOOP_DELAY_MS: '0',
     ...env,
   });
   const storage = await engine.open();

@@ -1,0 +1,155 @@
+/**
+ * `npm run indexes [-- --check | --recreate | --drop-unknown]`: brings the MongoDB database of the
+ * configuration (MONGODB_URI, MONGODB_DB) in line with indexes/.
+ *
+ * - default: creates missing indexes; reports indexes whose definition differs (same name) and
+ *   indexes indexes/ does not name, without touching them;
+ * - `--recreate`: drops and rebuilds the indexes whose definition differs;
+ * - `--drop-unknown`: drops the indexes indexes/ does not name (never `_id_`);
+ * - `--check`: read-only; exit 1 when the database differs from indexes/ in any way (deployment gate).
+ *
+ * Exit codes: 0 in line (or only unknown indexes left without --check); 1 differences remain
+ * (with --check: any; otherwise: changed indexes not rebuilt) or an error; 2 bad arguments or
+ * configuration. Without MongoDB (the embedded engine builds its indexes from indexes/ at every
+ * start) there is nothing to sync: a note and exit 0.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { indexes as definedIndexes } from '../../indexes/index.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import { type MongoTimeouts } from '../storage/mongodb/index.js';
+import { type IndexSyncMode, type IndexSyncReport, syncMongoIndexes } from '../storage/mongodb/index-sync.js';
+import { type IndexSet } from '../storage/port.js';
+import { type OutputStream } from './seed-output.js';
+
+export const INDEXES_USAGE = `Usage: npm run indexes -- [--check | --recreate | --drop-unknown]
+
+Applies indexes/ to the MongoDB database named by MONGODB_URI and MONGODB_DB.
+  (no option)      create missing indexes; report changed and unknown ones
+  --check          compare only; exit 1 if the database differs from indexes/
+  --recreate       also drop and rebuild indexes whose definition changed
+  --drop-unknown   also drop indexes that indexes/ does not name (never _id_)
+  -h, --help       show this help
+
+Exit codes: 0 in line; 1 differences remain or an error; 2 bad arguments or configuration.
+`;
+
+export interface IndexesArgs extends IndexSyncMode {
+  help: boolean;
+}
+
+class UsageError extends Error {}
+
+export function parseIndexesArgs(argv: readonly string[]): IndexesArgs {
+  const args: IndexesArgs = { check: false, recreate: false, dropUnknown: false, help: false };
+  for (const arg of argv) {
+    if (arg === '--check') args.check = true;
+    else if (arg === '--recreate') args.recreate = true;
+    else if (arg === '--drop-unknown') args.dropUnknown = true;
+    else if (arg === '--help' || arg === '-h') args.help = true;
+    else throw new UsageError(`unknown argument ${arg}`);
+  }
+  if (args.check && (args.recreate || args.dropUnknown)) throw new UsageError('--check changes nothing; it cannot be combined with --recreate or --drop-unknown');
+  return args;
+}
+
+/** The lines describing a sync, and its exit code. */
+export function describeIndexSync(report: IndexSyncReport, mode: IndexSyncMode): { lines: string[]; exitCode: 0 | 1 } {
+  const lines: string[] = [];
+  for (const diff of report.diffs) {
+    const c = diff.collection;
+    for (const definition of diff.missing) {
+      lines.push(mode.check ? `${c}: missing ${definition.name}` : `${c}: created ${definition.name}`);
+    }
+    for (const change of diff.changed) {
+      const rebuilt = !mode.check && mode.recreate;
+      const hint = mode.check ? '' : rebuilt ? ' — rebuilt' : '; run with --recreate to rebuild it';
+      lines.push(`${c}: ${change.name} differs from indexes/ (${change.differences.join('; ')})${hint}`);
+    }
+    for (const index of diff.unknown) {
+      const dropped = !mode.check && mode.dropUnknown;
+      lines.push(`${c}: ${index.name} is not in indexes/${mode.check ? '' : dropped ? ' — dropped' : '; run with --drop-unknown to drop it'}`);
+    }
+    if (diff.missing.length + diff.changed.length + diff.unknown.length === 0) lines.push(`${c}: ${diff.matching.length} indexes match indexes/`);
+  }
+  const { changed, unknown, missing } = report.remaining;
+  const left = changed.length + unknown.length + missing.length;
+  if (mode.check) {
+    lines.push(left === 0 ? 'The database matches indexes/.' : `The database differs from indexes/: ${missing.length} missing, ${changed.length} changed, ${unknown.length} unknown.`);
+    return { lines, exitCode: left === 0 ? 0 : 1 };
+  }
+  const done = `${report.created.length} created, ${report.recreated.length} rebuilt, ${report.dropped.length} dropped`;
+  if (changed.length > 0) lines.push(`${done}; ${changed.length} changed index${changed.length === 1 ? '' : 'es'} left as they are (--recreate rebuilds them).`);
+  else if (unknown.length > 0) lines.push(`${done}; ${unknown.length} index${unknown.length === 1 ? '' : 'es'} not in indexes/ left in place (--drop-unknown drops them).`);
+  else lines.push(`${done}; the database matches indexes/.`);
+  return { lines, exitCode: changed.length > 0 ? 1 : 0 };
+}
+
+export interface IndexesCliOptions {
+  out?: OutputStream;
+  err?: OutputStream;
+  env?: Record<string, string | undefined>;
+  indexes?: IndexSet;
+  /** Shorter waits for tests. */
+  mongoTimeouts?: Partial<MongoTimeouts>;
+}
+
+/** Runs the CLI; returns the exit code. */
+export async function indexesCli(argv: readonly string[], options: IndexesCliOptions = {}): Promise<number> {
+  const out = options.out ?? process.stdout;
+  const err = options.err ?? process.stderr;
+  let args: IndexesArgs;
+  let config: Config;
+  try {
+    args = parseIndexesArgs(argv);
+    if (args.help) {
+      out.write(INDEXES_USAGE);
+      return 0;
+    }
+    config = loadConfig(options.env ?? process.env);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      err.write(`indexes: ${error.message}\n\n${INDEXES_USAGE}`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      err.write(`${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (config.mongodbUri === null || config.storage === 'embedded' || config.storage === 'memory-server') {
+    const engine = config.storage === 'memory-server' ? 'in-memory MongoDB server' : 'embedded engine';
+    out.write(`No MongoDB database to sync: the ${engine} builds its indexes from indexes/ every time it starts. Set MONGODB_URI to sync a MongoDB database.\n`);
+    return 0;
+  }
+  try {
+    const report = await syncMongoIndexes({ uri: config.mongodbUri, dbName: config.mongodbDb, indexes: options.indexes ?? definedIndexes, mode: args, ...(options.mongoTimeouts ? { timeouts: options.mongoTimeouts } : {}) });
+    const { lines, exitCode } = describeIndexSync(report, args);
+    out.write(`${lines.join('\n')}\n`);
+    return exitCode;
+  } catch (error) {
+    err.write(`indexes: ${describeError(error)}\n`);
+    return 1;
+  }
+}
+
+/** The error and, for a translated driver error, what the driver said (class and message). */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.name}: ${error.cause.message})` : '';
+  return `${error.message}${cause}`;
+}
+
+const invokedDirectly = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1]);
+if (invokedDirectly) {
+  indexesCli(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`indexes: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,164 @@
+/**
+ * Dates of seed records. The loader resolves every event date itself and hands the services a Unix
+ * timestamp, which they read as exactly that instant — so relative phrases are counted from the
+ * anchor the loader chooses (see seed-loader.ts), not from whenever the service runs.
+ *
+ * The common absolute forms (`2026-05-01`, `2026-05-01 19:30[:00]`, `2026-05-01T19:30:00`, with or
+ * without `Z`/`±HH:MM`) and whole days or weeks from the anchor (`+3 days 19:30`) are converted here
+ * without PHP-style parsing, which costs ~0.2 ms a date and would dominate a large load; everything
+ * else goes through the API's own `parseDateInput`.
+ * test/cli/seed-dates.test.ts checks that both agree on every form this fast path takes, DST gaps and
+ * overlaps included.
+ */
+import { IANAZone } from 'luxon';
+import { isValidTimezone, parseDateInput } from '../lib/dates.js';
+
+const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?(Z|[+-]\d{2}:?\d{2})?$/;
+const UTC_OFFSET = /^UTC(?:[+-]|$)/;
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+// Outside these years the fast path steps aside (historic local mean time has odd-second offsets).
+const FAST_MIN_YEAR = 1900;
+const FAST_MAX_YEAR = 2200;
+
+/**
+ * A zone's UTC offset (minutes), remembered by day and, on the few days a zone changes offset, by
+ * hour: a day (or hour) whose first and last millisecond share an offset has it throughout (zones
+ * change offset at most once a day); an hour with a change asks luxon each time.
+ */
+class OffsetCache {
+  private readonly days = new Map<number, number>();
+  private readonly hours = new Map<number, number>();
+  constructor(private readonly zone: IANAZone) {}
+
+  private uniform(map: Map<number, number>, index: number, span: number): number {
+    let offset = map.get(index);
+    if (offset === undefined) {
+      const first = this.zone.offset(index * span);
+      const last = this.zone.offset(index * span + span - 1);
+      offset = first === last ? first : Number.NaN;
+      // Bounded: centuries of days per zone would be a few MB; start over beyond that.
+      if (map.size >= 100_000) map.clear();
+      map.set(index, offset);
+    }
+    return offset;
+  }
+
+  at(ms: number): number {
+    const day = this.uniform(this.days, Math.floor(ms / DAY_MS), DAY_MS);
+    if (!Number.isNaN(day)) return day;
+    const hour = this.uniform(this.hours, Math.floor(ms / HOUR_MS), HOUR_MS);
+    return Number.isNaN(hour) ? this.zone.offset(ms) : hour;
+  }
+}
+
+const caches = new Map<string, OffsetCache | null>();
+
+/** The offset cache of an IANA zone; null for `UTC`/`UTC±N` and invalid names (left to parseDateInput). */
+function cacheFor(timezone: string): OffsetCache | null {
+  let cache = caches.get(timezone);
+  if (cache === undefined) {
+    cache = UTC_OFFSET.test(timezone) || !isValidTimezone(timezone) ? null : new OffsetCache(IANAZone.create(timezone));
+    if (caches.size >= 1000) caches.clear();
+    caches.set(timezone, cache);
+  }
+  return cache;
+}
+
+const daysInMonth = (year: number, month: number): number => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/**
+ * The instant of a wall clock in a zone, by the rule of src/lib/dates.ts: the zone's offsets a day
+ * either side are the candidates; one whose instant shows this wall clock is right (two: the earlier,
+ * an overlap); none (a gap): the offset in force before the gap.
+ */
+function instantOfWall(wallMs: number, offsets: OffsetCache): number {
+  const before = offsets.at(wallMs - DAY_MS);
+  const candidates = [...new Set([before, offsets.at(wallMs), offsets.at(wallMs + DAY_MS)])]
+    .map((offset) => wallMs - offset * MINUTE_MS)
+    .filter((ms) => ms + offsets.at(ms) * MINUTE_MS === wallMs)
+    .sort((a, b) => a - b);
+  return candidates[0] ?? wallMs - before * MINUTE_MS;
+}
+
+/** The fast path: an absolute date in one of the common forms, or undefined when it does not apply. */
+function fastAbsolute(text: string, timezone: string): Date | undefined {
+  const match = ABSOLUTE.exec(text);
+  if (match === null) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', zone] = match;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  // Out-of-range parts roll over in PHP (`2026-02-30` is 2 March): left to the full parser.
+  if (year < FAST_MIN_YEAR || year > FAST_MAX_YEAR || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  const wallMs = Date.UTC(year, month - 1, day, hour, minute, second);
+  if (zone !== undefined) {
+    if (zone === 'Z') return new Date(wallMs);
+    const digits = zone.replace(':', '');
+    const offset = (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5))) * (digits[0] === '-' ? -1 : 1);
+    if (Number(digits.slice(3, 5)) > 59 || Math.abs(offset) > 14 * 60) return undefined;
+    return new Date(wallMs - offset * MINUTE_MS);
+  }
+  if (timezone === 'UTC') return new Date(wallMs);
+  const offsets = cacheFor(timezone);
+  return offsets === null ? undefined : new Date(instantOfWall(wallMs, offsets));
+}
+
+const RELATIVE_DAYS = /^([+-])(\d{1,4}) (days?|weeks?)(?: (\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/**
+ * The fast path for whole days and weeks from the anchor (`+3 days 19:30`, `-2 weeks 18:00`,
+ * `+12 days`): PHP moves the wall-clock date and sets the time given (else keeps the anchor's wall
+ * time), then reads that wall clock in the zone. Undefined when it does not apply.
+ */
+function fastRelative(text: string, timezone: string, anchor: Date): Date | undefined {
+  const match = RELATIVE_DAYS.exec(text);
+  if (match === null) return undefined;
+  const [, sign, count, unit, h, mi, s] = match;
+  if (h !== undefined && (Number(h) > 23 || Number(mi) > 59 || Number(s ?? 0) > 59)) return undefined;
+  const offsets = timezone === 'UTC' ? null : cacheFor(timezone);
+  if (offsets === null && timezone !== 'UTC') return undefined;
+  const at = anchor.getTime();
+  const wall = new Date(at + (offsets === null ? 0 : offsets.at(at) * MINUTE_MS));
+  const year = wall.getUTCFullYear();
+  if (year < FAST_MIN_YEAR || year > FAST_MAX_YEAR) return undefined;
+  const days = Number(count) * (unit?.startsWith('week') ? 7 : 1) * (sign === '-' ? -1 : 1);
+  const wallMs = Date.UTC(
+    year,
+    wall.getUTCMonth(),
+    wall.getUTCDate() + days,
+    h === undefined ? wall.getUTCHours() : Number(h),
+    h === undefined ? wall.getUTCMinutes() : Number(mi),
+    h === undefined ? wall.getUTCSeconds() : Number(s ?? 0),
+  );
+  return new Date(offsets === null ? wallMs : instantOfWall(wallMs, offsets));
+}
+
+/**
+ * A seed date as an instant: read in `timezone`, relative phrases counted from `anchor`. Null when
+ * the API would refuse it (the same cases as `parseDateInput`).
+ */
+export function resolveSeedDate(raw: string | number, timezone: string, anchor: Date): Date | null {
+  if (typeof raw === 'string') {
+    const text = raw.trim();
+    const fast = fastAbsolute(text, timezone) ?? fastRelative(text, timezone, anchor);
+    if (fast !== undefined) return fast;
+  }
+  return parseDateInput(raw, { timezone, now: anchor });
+}
+
+/** Whether a date's meaning depends on when it is read (`+3 days`, `tomorrow`, `next monday 9am`). */
+export function isRelativeDate(raw: string | number, timezone: string): boolean {
+  if (typeof raw === 'number' || fastAbsolute(raw.trim(), timezone) !== undefined) return false;
+  const a = parseDateInput(raw, { timezone, now: new Date(Date.UTC(2001, 0, 1, 12)) });
+  const b = parseDateInput(raw, { timezone, now: new Date(Date.UTC(2002, 6, 3, 7, 11, 13)) });
+  return a === null || b === null || a.getTime() !== b.getTime();
+}
+
+/** Unix seconds: what the services are given (they read a number as this exact instant). */
+export const toTimestamp = (instant: Date): number => Math.floor(instant.getTime() / 1000);

@@ -1,0 +1,130 @@
+/**
+ * Bounded bookkeeping for loads too large to keep: a least-recently-used cache, a compact set of slug
+ * fingerprints, and a concurrency limiter.
+ */
+
+/**
+ * A map that forgets entries not used recently: two generations of at most `capacity / 2` entries
+ * each; a hit in the old one moves the entry to the young one, and when the young one is full it
+ * becomes the old one (the old one is dropped). O(1) without reordering on every hit.
+ */
+export class LruCache<K, V> {
+  private young = new Map<K, V>();
+  private old = new Map<K, V>();
+  private readonly half: number;
+  constructor(capacity: number) {
+    this.half = Math.max(1, Math.floor(capacity / 2));
+  }
+
+  get(key: K): V | undefined {
+    const value = this.young.get(key);
+    if (value !== undefined) return value;
+    const aged = this.old.get(key);
+    if (aged !== undefined) this.set(key, aged);
+    return aged;
+  }
+
+  has(key: K): boolean {
+    return this.young.has(key) || this.old.has(key);
+  }
+
+  set(key: K, value: V): void {
+    if (!this.young.has(key) && this.young.size >= this.half) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(key, value);
+  }
+
+  get size(): number {
+    return this.young.size + this.old.size;
+  }
+}
+
+/**
+ * 64-bit fingerprint of a string: two 32-bit multiplicative hashes (cyrb53's mixing, both halves
+ * kept). Two different slugs share one with probability ~5·10⁻²⁰ a pair: for 10⁶ slugs, about one
+ * chance in 10⁸ that any two of them do.
+ */
+function fingerprint(text: string): [number, number] {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return [h1 >>> 0, h2 >>> 0];
+}
+
+/**
+ * A set of slugs kept as 64-bit fingerprints in flat typed arrays (open addressing): 16 bytes a slug
+ * at most, instead of the slug itself plus a Map entry. Used for the event slugs of a streamed load
+ * (duplicates, parents defined earlier, what `--prune` keeps).
+ */
+export class SlugFingerprints {
+  private hi = new Uint32Array(1024);
+  private lo = new Uint32Array(1024);
+  private used = new Uint8Array(1024);
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  private slot(h: number, l: number): number {
+    const mask = this.used.length - 1;
+    let i = (l ^ Math.imul(h, 0x9e3779b1)) & mask;
+    while (this.used[i] === 1 && (this.hi[i] !== h || this.lo[i] !== l)) i = (i + 1) & mask;
+    return i;
+  }
+
+  has(slug: string): boolean {
+    const [h, l] = fingerprint(slug);
+    return this.used[this.slot(h, l)] === 1;
+  }
+
+  /** Adds the slug; false when it was there already. */
+  add(slug: string): boolean {
+    const [h, l] = fingerprint(slug);
+    const i = this.slot(h, l);
+    if (this.used[i] === 1) return false;
+    this.used[i] = 1;
+    this.hi[i] = h;
+    this.lo[i] = l;
+    this.count++;
+    if (this.count * 2 > this.used.length) this.grow();
+    return true;
+  }
+
+  private grow(): void {
+    const { hi, lo, used } = this;
+    const size = used.length * 2;
+    this.hi = new Uint32Array(size);
+    this.lo = new Uint32Array(size);
+    this.used = new Uint8Array(size);
+    for (let i = 0; i < used.length; i++) {
+      if (used[i] !== 1) continue;
+      const j = this.slot(hi[i] as number, lo[i] as number);
+      this.used[j] = 1;
+      this.hi[j] = hi[i] as number;
+      this.lo[j] = lo[i] as number;
+    }
+  }
+}
+
+/** Runs `task` over `items` with at most `limit` in flight; resolves when all have settled. */
+export async function forEachLimit<T>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      await task(items[index] as T, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,145 @@
+/**
+ * Seed records are the API's create bodies plus a `slug` identity, with references by slug instead
+ * of id. Their schemas are built from the API's own (src/schemas): every field the API takes keeps
+ * the API's definition; only the reference fields are replaced. Validation uses the API's Ajv settings
+ * for bodies (src/plugins/validation.ts: no coercion, every error) and its error wording.
+ */
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Ajv, type ErrorObject } from 'ajv';
+import { type ApiError } from '../errors.js';
+import { validationToApiError } from '../plugins/validation.js';
+import { MAX_LIST_ITEMS } from '../schemas/common.js';
+import { EventCreateSchema } from '../schemas/events.js';
+import { OrganizerCreateSchema } from '../schemas/organizers.js';
+import { CategoryCreateSchema, TagCreateSchema } from '../schemas/terms.js';
+import { VenueCreateSchema } from '../schemas/venues.js';
+
+export const RESOURCES = ['categories', 'tags', 'venues', 'organizers', 'events'] as const;
+export type Resource = (typeof RESOURCES)[number];
+
+/**
+ * A slug as stored: lower-case letters and digits in hyphen-separated runs, at most 190 characters
+ * (what `slugFrom` makes, src/lib/slug.ts), so the services store it unchanged.
+ */
+const SLUG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
+export const MAX_SEED_SLUG_LENGTH = 190;
+export const SeedSlugSchema = Type.String({ minLength: 1, maxLength: MAX_SEED_SLUG_LENGTH, pattern: SLUG_PATTERN, description: 'Slug (identity of the record)' });
+/** A reference by slug; `""` clears it (the seed's spelling of the API's `0`/`""`). */
+const OptionalRef = (description: string) =>
+  Type.String({ maxLength: MAX_SEED_SLUG_LENGTH, pattern: `^(?:${SLUG_PATTERN.slice(1, -1)})?$`, description });
+const RefList = (description: string) => Type.Array(SeedSlugSchema, { maxItems: MAX_LIST_ITEMS, description });
+
+export const SeedEventSchema = Type.Object(
+  {
+    ...Type.Omit(EventCreateSchema, ['venue', 'organizer', 'categories', 'tags', 'post_parent', 'slug']).properties,
+    slug: Type.Optional(SeedSlugSchema),
+    venue: Type.Optional(OptionalRef('Venue slug ("" unlinks)')),
+    organizer: Type.Optional(RefList('Organizer slugs ([] unlinks all)')),
+    categories: Type.Optional(RefList('Category slugs')),
+    tags: Type.Optional(RefList('Tag slugs')),
+    post_parent: Type.Optional(OptionalRef('Slug of the parent event, e.g. the first of a series ("" clears it)')),
+  },
+  { additionalProperties: false },
+);
+export type SeedEvent = Static<typeof SeedEventSchema>;
+
+export const SeedVenueSchema = Type.Object(
+  { ...VenueCreateSchema.properties, slug: Type.Optional(SeedSlugSchema) },
+  { additionalProperties: false },
+);
+export type SeedVenue = Static<typeof SeedVenueSchema>;
+
+export const SeedOrganizerSchema = Type.Object(
+  { ...OrganizerCreateSchema.properties, slug: Type.Optional(SeedSlugSchema) },
+  { additionalProperties: false },
+);
+export type SeedOrganizer = Static<typeof SeedOrganizerSchema>;
+
+export const SeedCategorySchema = Type.Object(
+  {
+    ...Type.Omit(CategoryCreateSchema, ['parent', 'slug']).properties,
+    slug: Type.Optional(SeedSlugSchema),
+    parent: Type.Optional(OptionalRef('Slug of the parent category ("" makes it a root category)')),
+  },
+  { additionalProperties: false },
+);
+export type SeedCategory = Static<typeof SeedCategorySchema>;
+
+export const SeedTagSchema = Type.Object(
+  { ...Type.Omit(TagCreateSchema, ['parent', 'slug']).properties, slug: Type.Optional(SeedSlugSchema) },
+  { additionalProperties: false },
+);
+export type SeedTag = Static<typeof SeedTagSchema>;
+
+export interface SeedRecordTypes {
+  categories: SeedCategory;
+  tags: SeedTag;
+  venues: SeedVenue;
+  organizers: SeedOrganizer;
+  events: SeedEvent;
+}
+
+export const SEED_SCHEMAS: Record<Resource, TSchema> = {
+  categories: SeedCategorySchema,
+  tags: SeedTagSchema,
+  venues: SeedVenueSchema,
+  organizers: SeedOrganizerSchema,
+  events: SeedEventSchema,
+};
+
+/** The API's request bodies, for checking what the loader sends once slugs became ids. */
+export const API_SCHEMAS: Record<Resource, TSchema> = {
+  categories: CategoryCreateSchema,
+  tags: TagCreateSchema,
+  venues: VenueCreateSchema,
+  organizers: OrganizerCreateSchema,
+  events: EventCreateSchema,
+};
+
+/** The options of src/plugins/validation.ts for bodies. */
+const ajv = new Ajv({ allErrors: true, strict: false, verbose: true, useDefaults: true, removeAdditional: false, coerceTypes: false });
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export type Validator = (record: unknown) => FieldError[];
+
+/** The fields and messages of an API error (`rest_invalid_param`, `rest_missing_callback_param`, conflicts…). */
+export function fieldErrors(error: ApiError): FieldError[] {
+  const params = (error.data as { params?: unknown }).params;
+  if (Array.isArray(params)) return params.map((field) => ({ field: String(field), message: `${String(field)} is required.` }));
+  if (typeof params === 'object' && params !== null) {
+    return Object.entries(params as Record<string, unknown>).map(([field, message]) => ({ field, message: String(message) }));
+  }
+  return [{ field: '(record)', message: error.message }];
+}
+
+function compile(schema: TSchema): Validator {
+  const validate = ajv.compile(schema);
+  return (record) => {
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      return [{ field: '(record)', message: 'A record must be a JSON object.' }];
+    }
+    if (validate(record)) return [];
+    return fieldErrors(validationToApiError(validate.errors as ErrorObject[], 'body'));
+  };
+}
+
+const seedValidators = new Map<Resource, Validator>();
+const apiValidators = new Map<Resource, Validator>();
+
+/** The validator of a resource's seed records (compiled once). */
+export function seedValidator(resource: Resource): Validator {
+  let validator = seedValidators.get(resource);
+  if (!validator) seedValidators.set(resource, (validator = compile(SEED_SCHEMAS[resource])));
+  return validator;
+}
+
+/** The validator of the API's create body of a resource (compiled once). */
+export function apiValidator(resource: Resource): Validator {
+  let validator = apiValidators.get(resource);
+  if (!validator) apiValidators.set(resource, (validator = compile(API_SCHEMAS[resource])));
+  return validator;
+}

@@ -1,0 +1,241 @@
+/**
+ * Seed files: which resource and format each holds, and reading their records.
+ *
+ * - The resource comes from the file name: `categories*`, `tags*`, `venues*`, `organizers*`,
+ *   `events*` (e.g. `events.json`, `events-2026.jsonl`, `events_export.csv`).
+ * - The format from the extension: `.json` (an array of records, read whole), `.jsonl`/`.ndjson`
+ *   (one record a line, streamed), `.csv` (events only, streamed; see seed-csv.ts).
+ * - A directory stands for the seed files directly inside it, in name order; other files in it
+ *   (README.md, …) are ignored.
+ *
+ * Records come out one by one with their position (index from 0 in the file's order, and the line
+ * for line-based formats), so memory does not grow with the size of a streamed file.
+ */
+import { createReadStream } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parse } from 'csv-parse';
+import { slugFrom } from '../lib/slug.js';
+import { checkCsvHeader, csvRowToRecord, type CsvHeader } from './seed-csv.js';
+import { type FieldError, RESOURCES, type Resource } from './seed-schemas.js';
+
+export type SourceFormat = 'json' | 'jsonl' | 'csv';
+
+export interface SeedSource {
+  path: string;
+  /** The path as shown in messages (relative to the working directory when inside it). */
+  display: string;
+  resource: Resource;
+  format: SourceFormat;
+  /** Size and modification time when discovered: a streamed file must not change between the passes. */
+  size: number;
+  mtimeMs: number;
+}
+
+export interface RecordPosition {
+  source: SeedSource;
+  /** Position of the record in the file, from 0. */
+  index: number;
+  /** Line (from 1) for JSON Lines and CSV. */
+  line?: number;
+}
+
+/** A record read from a file, or what made it unreadable. */
+export type SourceItem = (RecordPosition & { record: unknown }) | (RecordPosition & { errors: FieldError[] });
+
+export class SourceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SourceError';
+  }
+}
+
+const EXTENSIONS: Record<string, SourceFormat> = { '.json': 'json', '.jsonl': 'jsonl', '.ndjson': 'jsonl', '.csv': 'csv' };
+
+export function formatOf(file: string): SourceFormat | null {
+  return EXTENSIONS[path.extname(file).toLowerCase()] ?? null;
+}
+
+export function resourceOf(file: string): Resource | null {
+  const base = path.basename(file).toLowerCase();
+  return RESOURCES.find((r) => base === r || (base.startsWith(r) && /^[._-]/.test(base.slice(r.length)))) ?? null;
+}
+
+function display(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}
+
+async function describe(file: string): Promise<SeedSource> {
+  const format = formatOf(file);
+  const resource = resourceOf(file);
+  if (format === null) throw new SourceError(`${display(file)}: unknown format (use .json, .jsonl, .ndjson or .csv)`);
+  if (resource === null) {
+    throw new SourceError(`${display(file)}: cannot tell what it holds; name it after its resource (${RESOURCES.map((r) => `${r}*`).join(', ')})`);
+  }
+  if (format === 'csv' && resource !== 'events') throw new SourceError(`${display(file)}: CSV is read for events only`);
+  const info = await stat(file);
+  return { path: file, display: display(file), resource, format, size: info.size, mtimeMs: info.mtimeMs };
+}
+
+/** The seed files named by the arguments (files or directories), each once. */
+export async function discoverSources(args: readonly string[]): Promise<SeedSource[]> {
+  const sources: SeedSource[] = [];
+  const seen = new Set<string>();
+  for (const arg of args) {
+    const full = path.resolve(arg);
+    let info;
+    try {
+      info = await stat(full);
+    } catch {
+      throw new SourceError(`${arg}: no such file or directory`);
+    }
+    const files = info.isDirectory()
+      ? (await readdir(full, { withFileTypes: true }))
+          .filter((entry) => entry.isFile() && formatOf(entry.name) !== null && !entry.name.startsWith('.'))
+          .map((entry) => path.join(full, entry.name))
+          .sort()
+      : [full];
+    if (info.isDirectory() && files.length === 0) throw new SourceError(`${arg}: no seed files in this directory`);
+    for (const file of files) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      sources.push(await describe(file));
+    }
+  }
+  return sources;
+}
+
+/** Whether a file still is what was validated (size and modification time). */
+export async function unchangedSince(source: SeedSource): Promise<boolean> {
+  const info = await stat(source.path);
+  return info.size === source.size && info.mtimeMs === source.mtimeMs;
+}
+
+/** The records of a `.json` file (an array), read whole. */
+export async function readJsonArray(source: SeedSource): Promise<unknown[]> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(source.path, 'utf8'));
+  } catch (error) {
+    throw new SourceError(`${source.display}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (!Array.isArray(data)) throw new SourceError(`${source.display}: a seed file must hold a JSON array of records`);
+  return data;
+}
+
+/** The lines of a UTF-8 file, read in large chunks (faster than node:readline for big files). */
+async function* lines(file: string): AsyncGenerator<string> {
+  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  let rest = '';
+  for await (const chunk of stream as AsyncIterable<string>) {
+    const text = rest + chunk;
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      yield text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end);
+      start = end + 1;
+    }
+    rest = text.slice(start);
+  }
+  if (rest !== '') yield rest;
+}
+
+async function* jsonLines(source: SeedSource): AsyncGenerator<SourceItem> {
+  let line = 0;
+  let index = 0;
+  for await (const text of lines(source.path)) {
+    line++;
+    if (text.trim() === '') continue;
+    const position = { source, index: index++, line };
+    try {
+      yield { ...position, record: JSON.parse(text) };
+    } catch (error) {
+      yield { ...position, errors: [{ field: '(line)', message: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}` }] };
+    }
+  }
+}
+
+async function* csvRows(source: SeedSource): AsyncGenerator<SourceItem> {
+  const parser = createReadStream(source.path, { highWaterMark: 1 << 20 }).pipe(
+    parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 1_048_576 }),
+  );
+  let header: CsvHeader | null = null;
+  let index = 0;
+  try {
+    for await (const { record: row, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      if (header === null) {
+        const checked = checkCsvHeader(row);
+        if ('errors' in checked) {
+          yield { source, index: -1, line: info.lines, errors: checked.errors };
+          return;
+        }
+        header = checked.header;
+        continue;
+      }
+      const position = { source, index: index++, line: info.lines };
+      const mapped = csvRowToRecord(header, row);
+      yield 'errors' in mapped ? { ...position, errors: mapped.errors } : { ...position, record: mapped.record };
+    }
+  } catch (error) {
+    // A malformed file (an unclosed quote, a huge record) cannot be read past this point.
+    throw new SourceError(`${source.display}: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    parser.destroy();
+  }
+  if (header === null) throw new SourceError(`${source.display}: empty CSV file (a header row is required)`);
+}
+
+/** Every record of a source, in file order. */
+export async function* readSource(source: SeedSource): AsyncGenerator<SourceItem> {
+  switch (source.format) {
+    case 'json': {
+      const records = await readJsonArray(source);
+      const order = source.resource === 'events' ? parentsFirst(records) : records.map((_, i) => i);
+      for (const index of order) yield { source, index, record: records[index] };
+      return;
+    }
+    case 'jsonl':
+      yield* jsonLines(source);
+      return;
+    case 'csv':
+      yield* csvRows(source);
+      return;
+  }
+}
+
+/**
+ * The order in which to load the events of a JSON file so that a series' parent (`post_parent`)
+ * comes before its occurrences, wherever it stands in the file; otherwise the file's order.
+ * (Streamed files are read in file order: there a parent must come first.)
+ */
+export function parentsFirst(records: readonly unknown[]): number[] {
+  const slugOf = (r: unknown): string | undefined => {
+    if (typeof r !== 'object' || r === null) return undefined;
+    const { slug, title } = r as { slug?: unknown; title?: unknown };
+    return typeof slug === 'string' ? slug : typeof title === 'string' ? slugFrom(title, '') : undefined;
+  };
+  const bySlug = new Map<string, number>();
+  records.forEach((r, i) => {
+    const slug = slugOf(r);
+    if (slug !== undefined && !bySlug.has(slug)) bySlug.set(slug, i);
+  });
+  const order: number[] = [];
+  const state = new Uint8Array(records.length); // 0 new, 1 visiting, 2 done
+  const visit = (i: number): void => {
+    if (state[i] !== 0) return; // a cycle is reported by validation, not here
+    state[i] = 1;
+    const parent = (records[i] as { post_parent?: unknown } | null)?.post_parent;
+    const at = typeof parent === 'string' ? bySlug.get(parent) : undefined;
+    if (at !== undefined) visit(at);
+    state[i] = 2;
+    order.push(i);
+  };
+  records.forEach((_, i) => visit(i));
+  return order;
+}
+
+/** "file[3]" for JSON, "file:12" (line) for JSON Lines and CSV: where to look in the file. */
+export function formatPosition(position: RecordPosition): string {
+  if (position.index < 0) return `${position.source.display}:${position.line ?? 1}`;
+  return position.line === undefined ? `${position.source.display}[${position.index}]` : `${position.source.display}:${position.line}`;
+}

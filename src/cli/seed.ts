@@ -1,0 +1,174 @@
+/**
+ * `npm run seed -- [files or directories] [--dry-run] [--prune [--yes]]`: loads seed files into the
+ * storage the configuration selects (the same as the server's: MONGODB_URI, STORAGE, DATA_DIR).
+ * With no path, the seeds/ directory. Exit codes: 0 done, 1 invalid records / failed writes / error,
+ * 2 bad arguments or configuration, 3 `--prune` found records to remove but `--yes` was not given.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import { createStorage } from '../storage/create-storage.js';
+import { type Storage } from '../storage/port.js';
+import { runSeed } from './seed-loader.js';
+import { createConsoleReporter, formatSummary, type OutputStream } from './seed-output.js';
+
+/** The seeds/ directory of this package, from src/cli (tsx) or dist/src/cli (built). */
+export function defaultSeedsDir(): string {
+  for (const relative of ['../../seeds/', '../../../seeds/']) {
+    const dir = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(dir)) return dir;
+  }
+  return fileURLToPath(new URL('../../seeds/', import.meta.url));
+}
+
+export const SEED_USAGE = `Usage: npm run seed -- [files or directories] [options]
+
+Loads seed files (default: the seeds/ directory) into the configured storage, upserting by slug.
+Files are named after their resource: categories*, tags*, venues*, organizers*, events*
+(.json arrays; .jsonl/.ndjson one record a line; events also .csv). See README "Loading data".
+
+Options:
+  --dry-run          validate and compare with the store; write nothing
+  --prune            also remove stored records absent from the files (lists them only ...)
+  --yes              ... unless --yes confirms the removal
+  --concurrency <n>  writes in flight at once (default 64)
+  --batch-size <n>   streamed events per batch (default 1000)
+  -h, --help         show this help
+
+Exit codes: 0 done; 1 invalid records, failed writes or an error; 2 bad arguments or
+configuration; 3 --prune found records to remove but --yes was not given (nothing removed).
+`;
+
+export interface SeedArgs {
+  paths: string[];
+  dryRun: boolean;
+  prune: boolean;
+  yes: boolean;
+  help: boolean;
+  concurrency?: number;
+  batchSize?: number;
+}
+
+export class UsageError extends Error {}
+
+export function parseSeedArgs(argv: readonly string[]): SeedArgs {
+  const args: SeedArgs = { paths: [], dryRun: false, prune: false, yes: false, help: false };
+  const positive = (flag: string, value: string | undefined): number => {
+    if (value === undefined || !/^[1-9]\d{0,5}$/.test(value)) throw new UsageError(`${flag} needs a whole number from 1 to 999999`);
+    return Number(value);
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    switch (flag) {
+      case '--dry-run':
+        args.dryRun = true;
+        break;
+      case '--prune':
+        args.prune = true;
+        break;
+      case '--yes':
+      case '-y':
+        args.yes = true;
+        break;
+      case '--help':
+      case '-h':
+        args.help = true;
+        break;
+      case '--concurrency':
+        args.concurrency = positive(flag, inline ?? argv[++i]);
+        break;
+      case '--batch-size':
+        args.batchSize = positive(flag, inline ?? argv[++i]);
+        break;
+      default:
+        if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
+        args.paths.push(arg);
+    }
+  }
+  if (args.yes && !args.prune) throw new UsageError('--yes confirms --prune; it means nothing alone');
+  return args;
+}
+
+export interface SeedCliOptions {
+  out?: OutputStream;
+  err?: OutputStream;
+  env?: Record<string, string | undefined>;
+  /** A storage to use instead of the configured one (tests); it is not closed. */
+  storage?: Storage;
+  now?: Date;
+}
+
+/** Runs the CLI; returns the exit code. */
+export async function seedCli(argv: readonly string[], options: SeedCliOptions = {}): Promise<number> {
+  const out = options.out ?? process.stdout;
+  const err = options.err ?? process.stderr;
+  let args: SeedArgs;
+  let config: Config;
+  try {
+    args = parseSeedArgs(argv);
+    if (args.help) {
+      out.write(SEED_USAGE);
+      return 0;
+    }
+    config = loadConfig(options.env ?? process.env);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      err.write(`seed: ${error.message}\n\n${SEED_USAGE}`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      err.write(`${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+
+  let storage = options.storage;
+  const owned = storage === undefined;
+  const reporter = createConsoleReporter(err);
+  try {
+    if (storage === undefined) {
+      storage = await createStorage(config, { info: (m) => err.write(`${m}\n`), warn: (m) => err.write(`${m}\n`) });
+      await storage.ensureIndexes();
+      if (storage.engine === 'embedded' && config.dataDir === null && !args.dryRun) {
+        err.write('Note: the embedded engine without DATA_DIR keeps nothing once this command ends; set DATA_DIR (npm run seed uses ./data, like npm start) or MONGODB_URI.\n');
+      }
+    }
+    const report = await runSeed({
+      storage,
+      config,
+      paths: args.paths.length > 0 ? args.paths : [defaultSeedsDir()],
+      dryRun: args.dryRun,
+      prune: args.prune,
+      yes: args.yes,
+      reporter,
+      ...(options.now ? { now: options.now } : {}),
+      ...(args.concurrency !== undefined ? { concurrency: args.concurrency } : {}),
+      ...(args.batchSize !== undefined ? { batchSize: args.batchSize } : {}),
+    });
+    reporter.finish();
+    out.write(formatSummary(report, { prune: args.prune, yes: args.yes }));
+    return report.exitCode;
+  } catch (error) {
+    reporter.finish();
+    err.write(`seed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    if (owned && storage) await storage.close().catch(() => undefined);
+  }
+}
+
+const invokedDirectly = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1]);
+if (invokedDirectly) {
+  seedCli(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`seed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
