@@ -4,15 +4,20 @@
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import { type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { type Config } from './config.js';
 import { ApiError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
 import { installRateLimit } from './plugins/rate-limit.js';
-import { NO_ROUTE, clientErrorHandler, installErrorHandling } from './plugins/error-handler.js';
+import { NO_ROUTE, clientErrorHandler, installErrorHandling, toErrorResponse } from './plugins/error-handler.js';
 import { installValidation } from './plugins/validation.js';
 import { NAMESPACE } from './routes/context.js';
+// Discovery and documentation (issue 8).
+import { createApiDocs } from './docs/api-docs.js';
+import { installRouteCatalog } from './docs/route-catalog.js';
+import { installDocsUi } from './docs/ui.js';
+import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { categoryRouteOptions, categoryRoutes } from './routes/categories.js';
@@ -24,6 +29,9 @@ import { createOrganizersService } from './services/organizers.js';
 import { createTermsService } from './services/terms.js';
 import { createVenuesService } from './services/venues.js';
 import { type Storage } from './storage/port.js';
+// Reliability (issue 10).
+import underPressure from '@fastify/under-pressure';
+import { withStorageDeadline } from './storage/faulty.js';
 
 export interface AppOptions {
   config: Config;
@@ -53,7 +61,9 @@ export function findOperatorKey(value: unknown, path: string[] = [], depth = 0):
   return null;
 }
 
-export function buildApp({ config, storage, logger }: AppOptions): FastifyInstance {
+export function buildApp({ config, storage: rawStorage, logger }: AppOptions): FastifyInstance {
+  // Reliability (issue 10): every storage call has a deadline (STORAGE_TIMEOUT_MS) → 503, never a hang.
+  const storage = withStorageDeadline(rawStorage, config.storageTimeoutMs);
   const loggerOptions =
     logger === undefined
       ? {
@@ -83,6 +93,12 @@ export function buildApp({ config, storage, logger }: AppOptions): FastifyInstan
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
     clientErrorHandler,
+    // Reliability (issue 10): router errors (bad percent-encoding, over-long parameters) in the error shape too.
+    frameworkErrors: (error, request, reply) => {
+      const { body: payload, headers } = toErrorResponse(error);
+      request.log.info({ code: payload.code, status: payload.data.status }, 'request rejected');
+      void (reply as FastifyReply).code(payload.data.status).headers(headers).type('application/json; charset=utf-8').send(payload);
+    },
     routerOptions: {
       // `rest_url` links end in a slash (`…/events/`), as the reference's do.
       ignoreTrailingSlash: true,
@@ -95,6 +111,18 @@ export function buildApp({ config, storage, logger }: AppOptions): FastifyInstan
   installErrorHandling(app);
   installAuth(app, config.apiTokens);
   installRateLimit(app, { reads: config.rateLimitReads, writes: config.rateLimitWrites });
+  // Reliability (issue 10) — begin: load shedding when the event loop lags (liveness stays exempt).
+  if (config.maxEventLoopDelayMs > 0) {
+    app.register(underPressure, {
+      maxEventLoopDelay: config.maxEventLoopDelayMs,
+      sampleInterval: Math.max(10, Math.min(1000, Math.floor(config.maxEventLoopDelayMs / 2))),
+      pressureHandler: async (request) => {
+        if (request.routeOptions.url === '/health/live') return;
+        throw new ApiError(503, 'server-overloaded', 'The server is overloaded, please retry later.', {}, { 'retry-after': '5' });
+      },
+    });
+  }
+  // Reliability (issue 10) — end
 
   // The API speaks JSON and form bodies only; anything else (text/plain included) is a 415.
   app.removeContentTypeParser('text/plain');
@@ -129,13 +157,25 @@ export function buildApp({ config, storage, logger }: AppOptions): FastifyInstan
   const tags = createTermsService('tags', { storage, perPageMax: config.perPageMax });
   const events = createEventsService({ storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax, geolocEnabled: config.geolocEnabled, venues, organizers, categories, tags });
   app.register(healthRoutes, { storage });
+  // Discovery and documentation (issue 8): the index, /doc and the UI are built from the routes
+  // as registered, collected before any of them is registered.
+  const catalog = installRouteCatalog(app, { roots: ROOTS, namespace: NAMESPACE });
+  const docs = createApiDocs({
+    catalog,
+    namespace: NAMESPACE,
+    siteTimezone: config.siteTimezone,
+    perPageMax: config.perPageMax,
+    rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
+  });
   for (const root of ROOTS) {
     const base = { prefix: `${root}/${NAMESPACE}`, root, siteTimezone: config.siteTimezone, publicUrl: config.publicUrl };
+    app.register(discoveryRoutes, { ...base, docs });
     app.register(eventRoutes, { ...base, events });
     app.register(venueRoutes, venueRouteOptions(base, venues));
     app.register(organizerRoutes, organizerRouteOptions(base, organizers));
     app.register(categoryRoutes, categoryRouteOptions(base, categories));
     app.register(tagRoutes, tagRouteOptions(base, tags));
   }
+  installDocsUi(app, { roots: ROOTS, docs });
   return app;
 }

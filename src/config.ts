@@ -40,6 +40,12 @@ export interface Config {
   bodyLimit: number;
   /** Time allowed for a whole request, in milliseconds. */
   requestTimeoutMs: number;
+  // Reliability (issue 10) — begin
+  /** STORAGE_TIMEOUT_MS: a storage call that takes longer answers 503 storage-unavailable; 0 = no deadline. */
+  storageTimeoutMs: number;
+  /** MAX_EVENT_LOOP_DELAY_MS: above this event-loop lag, requests are shed with 503 + Retry-After; 0 = off. */
+  maxEventLoopDelayMs: number;
+  // Reliability (issue 10) — end
   /** Requests per minute and client (token, else IP); 0 turns the limit off. */
   rateLimitReads: number;
   rateLimitWrites: number;
@@ -184,6 +190,10 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: Object.freeze(corsOrigins),
     bodyLimit: int(env, 'BODY_LIMIT', 1_048_576, 1024, 100 * 1_048_576),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+    // Reliability (issue 10) — begin
+    storageTimeoutMs: int(env, 'STORAGE_TIMEOUT_MS', 10_000, 0, 600_000),
+    maxEventLoopDelayMs: int(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
+    // Reliability (issue 10) — end
     rateLimitReads: int(env, 'RATE_LIMIT_READS', 1200, 0, 10_000_000),
     rateLimitWrites: int(env, 'RATE_LIMIT_WRITES', 120, 0, 10_000_000),
     dataDir: dataDir(env),

@@ -82,8 +82,8 @@ const COMPARISON: Record<DateParam, [field: 'startUtc' | 'endUtc', op: '$gte' | 
 /**
  * The date bounds as instants. Inclusive mode (the default) widens `start_date` to 00:00:00 of its
  * day and every other bound to 23:59:59 of its day, in the site time zone; strict mode keeps the
- * instants. Without relative parameters the defaults apply: start ≥ 00:00 yesterday, end ≤ now +
- * 24 months; relative parameters drop the defaults of what was not given; `include` drops them all.
+ * instants. Without relative parameters the defaults apply: start ≥ 00:00 yesterday, end ≤ 23:59:59
+ * of the day 24 months from now; relative parameters drop the defaults of what was not given; `include` drops them all.
  */
 export function dateBounds(input: EventListInput, ctx: CompileContext): { bounds: Partial<Record<DateParam, Date>>; invalid: DateParam[] } {
   const bounds: Partial<Record<DateParam, Date>> = {};
@@ -114,9 +114,11 @@ export function dateBounds(input: EventListInput, ctx: CompileContext): { bounds
       bounds.start_date = startOfLocalDay(endOfYesterday, ctx.siteTimezone);
     }
     if (input.dates.end_date === undefined) {
+      // The end of that day, as the reference's sample shows (`end_date=… 23:59:59`): the window —
+      // and so every link — stays the same all day instead of moving every second.
       const end = new Date(ctx.now);
       end.setUTCMonth(end.getUTCMonth() + 24);
-      bounds.end_date = end;
+      bounds.end_date = endOfLocalDay(end, ctx.siteTimezone);
     }
   }
   return { bounds, invalid };

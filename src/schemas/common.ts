@@ -3,6 +3,7 @@
  * responses (fast-json-stringify), and are never re-declared inline.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { i18n } from '../i18n/index.js';
 import { POST_STATUSES } from '../storage/port.js';
 
 /** Ids are positive integers below 2^53 (JSON numbers stay exact). */
@@ -17,21 +18,21 @@ export const MAX_SEARCH_LENGTH = 200;
 
 export const ErrorResponseSchema = Type.Object(
   {
-    code: Type.String(),
-    message: Type.String(),
-    data: Type.Object({ status: Type.Integer() }, { additionalProperties: true }),
+    code: Type.String(i18n('error.code')),
+    message: Type.String(i18n('error.message')),
+    data: Type.Object({ status: Type.Integer() }, { additionalProperties: true, ...i18n('error.data') }),
   },
-  { $id: 'ErrorResponse', description: 'The error shape of every 4xx and 5xx response' },
+  { $id: 'ErrorResponse', ...i18n('error.response') },
 );
 export type ErrorResponse = Static<typeof ErrorResponseSchema>;
 
 export const IdParamsSchema = Type.Object({
-  id: Type.Integer({ minimum: 0, maximum: MAX_ID, description: 'Numeric id' }),
+  id: Type.Integer({ minimum: 0, maximum: MAX_ID, ...i18n('common.id') }),
 });
 export type IdParams = Static<typeof IdParamsSchema>;
 
 export const SlugParamsSchema = Type.Object({
-  slug: Type.String({ minLength: 1, maxLength: MAX_SLUG_LENGTH, description: 'Slug' }),
+  slug: Type.String({ minLength: 1, maxLength: MAX_SLUG_LENGTH, ...i18n('common.slug') }),
 });
 export type SlugParams = Static<typeof SlugParamsSchema>;
 
@@ -80,21 +81,27 @@ export const ListInput = (options: { description?: string } = {}) =>
 export type ListInputValue = Static<ReturnType<typeof ListInput>>;
 
 /** `YYYY-MM-DD HH:MM:SS` parts as zero-padded strings (reference §2.1). */
-export const DateDetailsSchema = Type.Object({
-  year: Type.String(),
-  month: Type.String(),
-  day: Type.String(),
-  hour: Type.String(),
-  minutes: Type.String(),
-  seconds: Type.String(),
-});
+export const DateDetailsSchema = Type.Object(
+  {
+    year: Type.String(),
+    month: Type.String(),
+    day: Type.String(),
+    hour: Type.String(),
+    minutes: Type.String(),
+    seconds: Type.String(),
+  },
+  i18n('schema.dateDetails'),
+);
 
 /** The reference's image object (§2.2); we keep what an http(s) URL gives us. */
-export const ImageSchema = Type.Object({
-  url: Type.String(),
-  id: Type.Optional(Type.Integer()),
-  extension: Type.Optional(Type.String()),
-});
+export const ImageSchema = Type.Object(
+  {
+    url: Type.String(i18n('field.image.url')),
+    id: Type.Optional(Type.Integer(i18n('field.image.id'))),
+    extension: Type.Optional(Type.String(i18n('field.image.extension'))),
+  },
+  i18n('schema.image'),
+);
 
 /** `image` on events: the image object or `false`. */
 export const ImageOrFalseSchema = Type.Union([ImageSchema, Type.Literal(false)]);
@@ -117,13 +124,13 @@ export const ErrorResponses = {
 
 export const StatusSchema = Type.Union(
   POST_STATUSES.map((s) => Type.Literal(s)),
-  { description: 'Post status' },
+  i18n('common.status'),
 );
 
 /** An http(s) image URL; `""` removes the image. Numeric attachment ids are refused (no media library). */
 export const ImageInput = (options: { description?: string } = {}) =>
   Type.Union([Type.String({ maxLength: MAX_URL_LENGTH }), Type.Integer()], {
-    description: 'Featured image: an http(s) URL ("" removes it)',
+    ...i18n('common.image'),
     ...options,
   });
 
@@ -132,14 +139,15 @@ export const TruthyInput = (options: { description?: string } = {}) =>
   Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: 20 })], options);
 
 /** `status` on lists: one status, a comma-separated list, or an array (`any` = every status but trash). */
-export const StatusListInput = Type.Union([Type.String({ maxLength: 200 }), Type.Array(Type.String({ maxLength: 20 }), { maxItems: 10 })], {
-  description: 'Post status(es) to list; only token holders may ask for other statuses than publish',
-});
+export const StatusListInput = Type.Union(
+  [Type.String({ maxLength: 200 }), Type.Array(Type.String({ maxLength: 20 }), { maxItems: 10 })],
+  i18n('common.statusList'),
+);
 
 /** `page` and `per_page`: positive integers; per_page above the maximum is clamped. */
 export const PageQueryProperties = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page of results' })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, default: 10, description: 'Results per page (at most PER_PAGE_MAX)' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, ...i18n('common.page') })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, default: 10, ...i18n('common.per_page') })),
 };
 
 /**
@@ -148,18 +156,18 @@ export const PageQueryProperties = {
  * (`…, next_rest_url, previous_rest_url, total, total_pages`); the handlers always set them.
  */
 export const ListLinkProperties = {
-  rest_url: Type.String(),
-  next_rest_url: Type.Optional(Type.String()),
-  previous_rest_url: Type.Optional(Type.String()),
-  total: Type.Optional(Type.Integer()),
-  total_pages: Type.Optional(Type.Integer()),
+  rest_url: Type.String(i18n('list.rest_url')),
+  next_rest_url: Type.Optional(Type.String(i18n('list.next_rest_url'))),
+  previous_rest_url: Type.Optional(Type.String(i18n('list.previous_rest_url'))),
+  total: Type.Optional(Type.Integer(i18n('list.total'))),
+  total_pages: Type.Optional(Type.Integer(i18n('list.total_pages'))),
 };
 
 /** Fields every post type (venue, organizer) takes on writes, besides its name and own fields. */
 export const PostWriteFields = {
-  author: WpPositiveInteger({ description: 'Author id' }),
-  date: DateInput({ description: 'Publication date, in the site time zone' }),
-  date_utc: DateInput({ description: 'Publication date in UTC' }),
-  description: Type.String({ maxLength: MAX_TEXT_LENGTH, description: 'Description (HTML; "" clears it)' }),
+  author: WpPositiveInteger(i18n('post.author')),
+  date: DateInput(i18n('post.date')),
+  date_utc: DateInput(i18n('post.date_utc')),
+  description: Type.String({ maxLength: MAX_TEXT_LENGTH, ...i18n('post.description') }),
   status: StatusSchema,
 };

@@ -20,6 +20,7 @@ import {
   WpBoolean,
   WpPositiveInteger,
 } from './common.js';
+import { i18n, type MessageKey } from '../i18n/index.js';
 import { EVENT_ORDER_BY } from '../query/events.js';
 import { DEFAULT_RADIUS, MAX_RADIUS } from '../query/geo.js';
 import { OrganizerCreateSchema, OrganizerResponseSchema } from './organizers.js';
@@ -41,7 +42,7 @@ export const VenueLinkInput = Type.Union(
     VenueCreateSchema,
     Type.Array(Type.Union([Type.Integer({ minimum: 0 }), Type.String({ maxLength: 32 }), LinkedIdObject, VenueCreateSchema]), { maxItems: 1 }),
   ],
-  { description: 'Venue id, {"id": …}, or a new venue object; 0, "" or [] unlinks the venue' },
+  i18n('event.venue'),
 );
 
 const OrganizerItem = Type.Union([Type.Integer({ minimum: 0 }), Type.String({ maxLength: 32 }), LinkedIdObject, OrganizerCreateSchema]);
@@ -55,7 +56,7 @@ export const OrganizerLinkInput = Type.Union(
     OrganizerCreateSchema,
     Type.Array(OrganizerItem, { maxItems: MAX_LIST_ITEMS }),
   ],
-  { description: 'Organizer ids, {"id": …} objects or new organizer objects; [] unlinks every organizer' },
+  i18n('event.organizer'),
 );
 
 export const CostInput = Type.Union(
@@ -64,40 +65,38 @@ export const CostInput = Type.Union(
     Type.Number(),
     Type.Array(Type.Union([Type.String({ maxLength: MAX_SHORT_TEXT_LENGTH }), Type.Number()]), { maxItems: 20 }),
   ],
-  { description: 'Cost: a string such as "20$" or a list of values forming a range' },
+  i18n('event.cost'),
 );
 
 const eventFields = {
-  title: Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH, description: 'Event title' }),
-  start_date: DateInput({ description: 'Start date and time' }),
-  end_date: DateInput({ description: 'End date and time' }),
-  author: WpPositiveInteger({ description: 'Author id' }),
-  date: DateInput({ description: 'Publication date, in the event time zone' }),
-  date_utc: DateInput({ description: 'Publication date in UTC' }),
-  description: Type.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH, description: 'Event description (HTML)' }),
-  slug: Type.String({ minLength: 1, maxLength: MAX_SLUG_LENGTH, description: 'Event slug' }),
-  excerpt: Type.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH, description: 'Excerpt (HTML)' }),
+  title: Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH, ...i18n('event.title') }),
+  start_date: DateInput(i18n('event.start_date')),
+  end_date: DateInput(i18n('event.end_date')),
+  author: WpPositiveInteger(i18n('post.author')),
+  date: DateInput(i18n('event.date')),
+  date_utc: DateInput(i18n('post.date_utc')),
+  description: Type.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH, ...i18n('event.description') }),
+  slug: Type.String({ minLength: 1, maxLength: MAX_SLUG_LENGTH, ...i18n('event.slug') }),
+  excerpt: Type.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH, ...i18n('event.excerpt') }),
   status: StatusSchema,
-  timezone: Type.String({ maxLength: 64, description: 'Time zone of the event (IANA id, UTC or UTC±N)' }),
-  all_day: WpBoolean({ description: 'The event lasts the whole day' }),
-  image: Type.Union([Type.String({ maxLength: MAX_URL_LENGTH }), Type.Integer()], {
-    description: 'Featured image: an http(s) URL ("" removes it)',
-  }),
+  timezone: Type.String({ maxLength: 64, ...i18n('event.timezone') }),
+  all_day: WpBoolean(i18n('event.all_day')),
+  image: Type.Union([Type.String({ maxLength: MAX_URL_LENGTH }), Type.Integer()], i18n('common.image')),
   cost: CostInput,
-  website: Type.String({ maxLength: MAX_URL_LENGTH, description: 'Event website URL ("" clears it)' }),
-  show_map: WpBoolean({ description: 'Show a map' }),
-  show_map_link: WpBoolean({ description: 'Show a map link' }),
-  hide_from_listings: WpBoolean({ description: 'Hide the event from listings' }),
-  sticky: WpBoolean({ description: 'Sticky in the calendar view' }),
-  featured: WpBoolean({ description: 'Featured event' }),
-  categories: ListInput({ description: 'Category ids, slugs or names' }),
-  tags: ListInput({ description: 'Tag ids, slugs or names' }),
+  website: Type.String({ maxLength: MAX_URL_LENGTH, ...i18n('event.website') }),
+  show_map: WpBoolean(i18n('event.show_map')),
+  show_map_link: WpBoolean(i18n('event.show_map_link')),
+  hide_from_listings: WpBoolean(i18n('event.hide_from_listings')),
+  sticky: WpBoolean(i18n('event.sticky')),
+  featured: WpBoolean(i18n('event.featured')),
+  categories: ListInput(i18n('event.categories')),
+  tags: ListInput(i18n('event.tags')),
   venue: VenueLinkInput,
   organizer: OrganizerLinkInput,
-  ticketed: WpBoolean({ description: 'The event sells tickets (extension field)' }),
+  ticketed: WpBoolean(i18n('event.ticketed')),
   post_parent: Type.Union([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), Type.String({ pattern: '^[0-9]{0,16}$' })], {
     title: 'integer',
-    description: 'Parent event id, e.g. the first occurrence of a series; 0 clears it (extension field)',
+    ...i18n('event.post_parent'),
   }),
 };
 
@@ -128,7 +127,7 @@ export type EventPatch = Static<typeof EventPatchSchema>;
 export const EventPatchByIdSchema = Type.Object(
   {
     ...optional(allKeys),
-    password: Type.Optional(Type.String({ maxLength: 255, description: 'Event password; "" removes it' })),
+    password: Type.Optional(Type.String({ maxLength: 255, ...i18n('event.password') })),
   },
   { additionalProperties: false },
 );
@@ -158,118 +157,120 @@ export const EVENT_GENERATED_FIELDS = [
 
 export const EventReadQuerySchema = Type.Object(
   {
-    password: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Password of a protected event' })),
-    context: Type.Optional(Type.Union([Type.Literal('view'), Type.Literal('edit'), Type.Literal('embed')])),
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 255, ...i18n('eventRead.password') })),
+    context: Type.Optional(Type.Union([Type.Literal('view'), Type.Literal('edit'), Type.Literal('embed')], i18n('eventRead.context'))),
   },
   { additionalProperties: true },
 );
 export type EventReadQuery = Static<typeof EventReadQuerySchema>;
 
-export const CostDetailsSchema = Type.Object({
-  currency_symbol: Type.String(),
-  currency_code: Type.String(),
-  currency_position: Type.String(),
-  values: Type.Array(Type.String()),
-});
+export const CostDetailsSchema = Type.Object(
+  {
+    currency_symbol: Type.String(i18n('field.currency_symbol')),
+    currency_code: Type.String(i18n('field.currency_code')),
+    currency_position: Type.String(i18n('field.currency_position')),
+    values: Type.Array(Type.String(), i18n('field.values')),
+  },
+  i18n('schema.costDetails'),
+);
 
 /** The event object, keys in the reference's order (§2.1), then our extension fields (design §4). */
 export const EventResponseSchema = Type.Object(
   {
-    id: Type.Integer(),
-    global_id: Type.String(),
-    global_id_lineage: Type.Array(Type.String()),
-    author: Type.String(),
-    status: Type.String(),
-    date: Type.String(),
-    date_utc: Type.String(),
-    modified: Type.String(),
-    modified_utc: Type.String(),
-    url: Type.String(),
-    rest_url: Type.String(),
-    title: Type.String(),
-    description: Type.String(),
-    excerpt: Type.String(),
-    slug: Type.String(),
-    image: ImageOrFalseSchema,
-    all_day: Type.Union([Type.Boolean(), Type.Null()]),
-    start_date: Type.String(),
+    id: Type.Integer(i18n('common.id')),
+    global_id: Type.String(i18n('field.global_id')),
+    global_id_lineage: Type.Array(Type.String(), i18n('field.global_id_lineage')),
+    author: Type.String(i18n('field.author')),
+    status: Type.String(i18n('common.status')),
+    date: Type.String(i18n('field.date')),
+    date_utc: Type.String(i18n('post.date_utc')),
+    modified: Type.String(i18n('field.modified')),
+    modified_utc: Type.String(i18n('field.modified_utc')),
+    url: Type.String(i18n('field.url')),
+    rest_url: Type.String(i18n('field.rest_url')),
+    title: Type.String(i18n('event.title')),
+    description: Type.String(i18n('field.description')),
+    excerpt: Type.String(i18n('event.excerpt')),
+    slug: Type.String(i18n('event.slug')),
+    image: { ...ImageOrFalseSchema, ...i18n('field.image') },
+    all_day: Type.Union([Type.Boolean(), Type.Null()], i18n('field.all_day')),
+    start_date: Type.String(i18n('field.start_date')),
     start_date_details: DateDetailsSchema,
-    end_date: Type.String(),
+    end_date: Type.String(i18n('field.end_date')),
     end_date_details: DateDetailsSchema,
-    utc_start_date: Type.String(),
+    utc_start_date: Type.String(i18n('field.utc_start_date')),
     utc_start_date_details: DateDetailsSchema,
-    utc_end_date: Type.String(),
+    utc_end_date: Type.String(i18n('field.utc_end_date')),
     utc_end_date_details: DateDetailsSchema,
-    timezone: Type.String(),
-    timezone_abbr: Type.String(),
-    cost: Type.String(),
+    timezone: Type.String(i18n('field.timezone')),
+    timezone_abbr: Type.String(i18n('field.timezone_abbr')),
+    cost: Type.String(i18n('field.cost')),
     cost_details: CostDetailsSchema,
-    website: Type.String(),
-    show_map: Type.Union([Type.Boolean(), Type.Null()]),
-    show_map_link: Type.Union([Type.Boolean(), Type.Null()]),
-    hide_from_listings: Type.Union([Type.Boolean(), Type.Null()]),
-    sticky: Type.Union([Type.Boolean(), Type.Null()]),
-    featured: Type.Union([Type.Boolean(), Type.Null()]),
-    categories: Type.Array(EventTermSchema),
-    tags: Type.Array(EventTermSchema),
-    venue: Type.Union([VenueResponseSchema, EmptyArraySchema]),
-    organizer: Type.Array(OrganizerResponseSchema),
-    custom_fields: EmptyArraySchema,
+    website: Type.String(i18n('field.website')),
+    show_map: Type.Union([Type.Boolean(), Type.Null()], i18n('event.show_map')),
+    show_map_link: Type.Union([Type.Boolean(), Type.Null()], i18n('event.show_map_link')),
+    hide_from_listings: Type.Union([Type.Boolean(), Type.Null()], i18n('event.hide_from_listings')),
+    sticky: Type.Union([Type.Boolean(), Type.Null()], i18n('event.sticky')),
+    featured: Type.Union([Type.Boolean(), Type.Null()], i18n('event.featured')),
+    categories: Type.Array(EventTermSchema, i18n('field.categories')),
+    tags: Type.Array(EventTermSchema, i18n('field.tags')),
+    venue: Type.Union([VenueResponseSchema, EmptyArraySchema], i18n('field.venue')),
+    organizer: Type.Array(OrganizerResponseSchema, i18n('field.organizer')),
+    custom_fields: { ...EmptyArraySchema, ...i18n('field.custom_fields') },
     json_ld: Type.Optional(JsonLdSchema),
     // Always sent, but optional: fast-json-stringify writes required keys first, which would put
     // these extension fields ahead of `json_ld` (design §4 wants them after it).
-    ticketed: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-    post_parent: Type.Optional(Type.Integer()),
-    distance: Type.Optional(Type.Number({ description: 'Distance of the venue from the geoloc point, in geoloc_unit (orderby=distance)' })),
+    ticketed: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], i18n('event.ticketed'))),
+    post_parent: Type.Optional(Type.Integer(i18n('field.post_parent'))),
+    distance: Type.Optional(Type.Number(i18n('event.distance'))),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...i18n('schema.event') },
 );
 export type EventResponse = Static<typeof EventResponseSchema>;
 
 /** A coordinate in a query string: a decimal number. */
-const GeoQuery = (description: string) => Type.Number({ description });
+const GeoQuery = (key: MessageKey) => Type.Number(i18n(key));
 
-const DateQuery = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
+const DateQuery = (key: MessageKey) => Type.String({ minLength: 1, maxLength: 100, ...i18n(key) });
 
 /** GET /events (spec §4.2, reference §5.1). Unknown parameters are ignored, as in the reference. */
 export const EventListQuerySchema = Type.Object(
   {
     ...PageQueryProperties,
-    start_date: Type.Optional(DateQuery('Events that start on or after this date (default: 00:00 yesterday)')),
-    end_date: Type.Optional(DateQuery('Events that end on or before this date (default: 24 months from now)')),
-    starts_before: Type.Optional(DateQuery('Events that start before this date')),
-    starts_after: Type.Optional(DateQuery('Events that start after this date')),
-    ends_before: Type.Optional(DateQuery('Events that end before this date')),
-    ends_after: Type.Optional(DateQuery('Events that end after this date')),
-    strict_dates: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'true: exact instants; false (default): whole days' })),
-    search: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SEARCH_LENGTH, description: 'Words that must all occur in the title, description or excerpt' })),
-    categories: Type.Optional(ListInput({ description: 'Category ids, slugs or names (any of them, and their subcategories)' })),
-    tags: Type.Optional(ListInput({ description: 'Tag ids, slugs or names (any of them)' })),
-    venue: Type.Optional(ListInput({ description: 'Venue ids (any of them)' })),
-    organizer: Type.Optional(ListInput({ description: 'Organizer ids (any of them)' })),
-    featured: Type.Optional(WpBoolean({ description: 'Only featured (true) or only not featured (false) events' })),
+    start_date: Type.Optional(DateQuery('eventList.start_date')),
+    end_date: Type.Optional(DateQuery('eventList.end_date')),
+    starts_before: Type.Optional(DateQuery('eventList.starts_before')),
+    starts_after: Type.Optional(DateQuery('eventList.starts_after')),
+    ends_before: Type.Optional(DateQuery('eventList.ends_before')),
+    ends_after: Type.Optional(DateQuery('eventList.ends_after')),
+    strict_dates: Type.Optional(Type.String({ minLength: 1, maxLength: 10, ...i18n('eventList.strict_dates') })),
+    search: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SEARCH_LENGTH, ...i18n('eventList.search') })),
+    categories: Type.Optional(ListInput(i18n('eventList.categories'))),
+    tags: Type.Optional(ListInput(i18n('eventList.tags'))),
+    venue: Type.Optional(ListInput(i18n('eventList.venue'))),
+    organizer: Type.Optional(ListInput(i18n('eventList.organizer'))),
+    featured: Type.Optional(WpBoolean(i18n('eventList.featured'))),
     status: Type.Optional(StatusListInput),
-    include: Type.Optional(ListInput({ description: 'Only these event ids; date filters are ignored' })),
-    post_parent: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Events whose parent event is this one' })),
-    ticketed: Type.Optional(WpBoolean({ description: 'Only events with (true) or without (false) tickets' })),
-    geoloc: Type.Optional(WpBoolean({ description: 'true: only events whose venue has coordinates; false: only events whose venue has none' })),
-    geoloc_lat: Type.Optional(GeoQuery('Latitude of the point to search around (with geoloc_lng)')),
-    geoloc_lng: Type.Optional(GeoQuery('Longitude of the point to search around (with geoloc_lat)')),
+    include: Type.Optional(ListInput(i18n('eventList.include'))),
+    post_parent: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, ...i18n('eventList.post_parent') })),
+    ticketed: Type.Optional(WpBoolean(i18n('eventList.ticketed'))),
+    geoloc: Type.Optional(WpBoolean(i18n('eventList.geoloc'))),
+    geoloc_lat: Type.Optional(GeoQuery('eventList.geoloc_lat')),
+    geoloc_lng: Type.Optional(GeoQuery('eventList.geoloc_lng')),
     geoloc_radius: Type.Optional(
-      Type.Number({ exclusiveMinimum: 0, maximum: MAX_RADIUS, default: DEFAULT_RADIUS, description: 'Search radius around the point, in geoloc_unit (default 25, at most 500)' }),
+      Type.Number({ exclusiveMinimum: 0, maximum: MAX_RADIUS, default: DEFAULT_RADIUS, ...i18n('eventList.geoloc_radius') }),
     ),
-    geoloc_unit: Type.Optional(Type.Union([Type.Literal('mi'), Type.Literal('km')], { default: 'mi', description: 'Unit of geoloc_radius and of distance: mi (default) or km' })),
-    password: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Shows the listed events protected by this password in full' })),
-    context: Type.Optional(Type.Union([Type.Literal('view'), Type.Literal('edit'), Type.Literal('embed')], { description: 'edit: editors see protected events in full' })),
-    orderby: Type.Optional(
-      Type.Union([...EVENT_ORDER_BY.map((o) => Type.Literal(o)), Type.Literal('distance')], {
-        description: 'start_date (default), end_date, date, modified, id, or distance (needs geoloc_lat and geoloc_lng)',
-      }),
-    ),
-    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc'), Type.Literal('ASC'), Type.Literal('DESC')], { description: 'asc (default) or desc' })),
+    geoloc_unit: Type.Optional(Type.Union([Type.Literal('mi'), Type.Literal('km')], { default: 'mi', ...i18n('eventList.geoloc_unit') })),
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 255, ...i18n('eventList.password') })),
+    context: Type.Optional(Type.Union([Type.Literal('view'), Type.Literal('edit'), Type.Literal('embed')], i18n('eventList.context'))),
+    orderby: Type.Optional(Type.Union([...EVENT_ORDER_BY.map((o) => Type.Literal(o)), Type.Literal('distance')], i18n('eventList.orderby'))),
+    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc'), Type.Literal('ASC'), Type.Literal('DESC')], i18n('eventList.order'))),
   },
   { additionalProperties: true },
 );
 export type EventListQuery = Static<typeof EventListQuerySchema>;
 
-export const EventListResponseSchema = Type.Object({ events: Type.Array(EventResponseSchema), ...ListLinkProperties });
+export const EventListResponseSchema = Type.Object(
+  { events: Type.Array(EventResponseSchema, i18n('list.items')), ...ListLinkProperties },
+  i18n('schema.eventList'),
+);

@@ -8,44 +8,45 @@ import {
   MAX_URL_LENGTH,
   PostWriteFields,
 } from './common.js';
+import { i18n, type MessageKey } from '../i18n/index.js';
 import { JsonLdSchema, LinkedPostListQueryProperties } from './venues.js';
 
 /** The organizer object (reference §2.5): empty values are omitted; the global ids always stay. */
 export const OrganizerResponseSchema = Type.Object(
   {
-    id: Type.Integer(),
-    author: Type.Optional(Type.String()),
-    status: Type.Optional(Type.String()),
-    date: Type.Optional(Type.String()),
-    date_utc: Type.Optional(Type.String()),
-    modified: Type.Optional(Type.String()),
-    modified_utc: Type.Optional(Type.String()),
-    url: Type.Optional(Type.String()),
-    organizer: Type.Optional(Type.String()),
-    description: Type.Optional(Type.String()),
-    excerpt: Type.Optional(Type.String()),
-    slug: Type.Optional(Type.String()),
+    id: Type.Integer(i18n('common.id')),
+    author: Type.Optional(Type.String(i18n('field.author'))),
+    status: Type.Optional(Type.String(i18n('common.status'))),
+    date: Type.Optional(Type.String(i18n('field.date'))),
+    date_utc: Type.Optional(Type.String(i18n('post.date_utc'))),
+    modified: Type.Optional(Type.String(i18n('field.modified'))),
+    modified_utc: Type.Optional(Type.String(i18n('field.modified_utc'))),
+    url: Type.Optional(Type.String(i18n('field.url'))),
+    organizer: Type.Optional(Type.String(i18n('organizer.organizer'))),
+    description: Type.Optional(Type.String(i18n('field.description'))),
+    excerpt: Type.Optional(Type.String(i18n('event.excerpt'))),
+    slug: Type.Optional(Type.String(i18n('common.slug'))),
     image: Type.Optional(ImageSchema),
-    phone: Type.Optional(Type.String()),
-    website: Type.Optional(Type.String()),
-    email: Type.Optional(Type.String()),
+    phone: Type.Optional(Type.String(i18n('field.phone'))),
+    website: Type.Optional(Type.String(i18n('field.website'))),
+    email: Type.Optional(Type.String(i18n('field.email'))),
     json_ld: Type.Optional(JsonLdSchema),
     // Always sent, but optional so fast-json-stringify (required keys first) keeps them last.
-    global_id: Type.Optional(Type.String()),
-    global_id_lineage: Type.Optional(Type.Array(Type.String())),
+    global_id: Type.Optional(Type.String(i18n('field.global_id'))),
+    global_id_lineage: Type.Optional(Type.Array(Type.String(), i18n('field.global_id_lineage'))),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...i18n('schema.organizer') },
 );
 export type OrganizerResponse = Static<typeof OrganizerResponseSchema>;
 
-const text = (description: string) => Type.String({ maxLength: MAX_SHORT_TEXT_LENGTH, description: `${description} ("" clears it)` });
+const text = (key: MessageKey) => Type.String({ maxLength: MAX_SHORT_TEXT_LENGTH, ...i18n(key) });
 
 export const organizerWriteFields = {
-  organizer: Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH, description: 'Organizer name' }),
+  organizer: Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH, ...i18n('organizer.organizer') }),
   ...PostWriteFields,
-  phone: text('Phone number'),
-  website: Type.String({ maxLength: MAX_URL_LENGTH, description: 'Website URL ("" clears it)' }),
-  email: text('E-mail address'),
+  phone: text('common.phone'),
+  website: Type.String({ maxLength: MAX_URL_LENGTH, ...i18n('common.website') }),
+  email: text('organizer.email'),
   image: ImageInput(),
 };
 
@@ -63,4 +64,7 @@ export type OrganizerPatch = Static<typeof OrganizerPatchSchema>;
 export const OrganizerListQuerySchema = Type.Object(LinkedPostListQueryProperties, { additionalProperties: true });
 export type OrganizerListQuery = Static<typeof OrganizerListQuerySchema>;
 
-export const OrganizerListResponseSchema = Type.Object({ organizers: Type.Array(OrganizerResponseSchema), ...ListLinkProperties });
+export const OrganizerListResponseSchema = Type.Object(
+  { organizers: Type.Array(OrganizerResponseSchema, i18n('list.items')), ...ListLinkProperties },
+  i18n('schema.organizerList'),
+);

@@ -13,9 +13,10 @@ import {
   StatusListInput,
   TruthyInput,
 } from './common.js';
+import { i18n, type MessageKey } from '../i18n/index.js';
 
 /** Schema.org JSON-LD object; its members vary, so it is passed through as built. */
-export const JsonLdSchema = Type.Object({}, { additionalProperties: true });
+export const JsonLdSchema = Type.Object({}, { additionalProperties: true, ...i18n('schema.jsonLd') });
 
 /**
  * The venue object (reference §2.4): keys from `id` to `json_ld` are omitted when empty.
@@ -23,65 +24,65 @@ export const JsonLdSchema = Type.Object({}, { additionalProperties: true });
  */
 export const VenueResponseSchema = Type.Object(
   {
-    id: Type.Integer(),
-    author: Type.Optional(Type.String()),
-    status: Type.Optional(Type.String()),
-    date: Type.Optional(Type.String()),
-    date_utc: Type.Optional(Type.String()),
-    modified: Type.Optional(Type.String()),
-    modified_utc: Type.Optional(Type.String()),
-    url: Type.Optional(Type.String()),
-    venue: Type.Optional(Type.String()),
-    description: Type.Optional(Type.String()),
-    excerpt: Type.Optional(Type.String()),
-    slug: Type.Optional(Type.String()),
+    id: Type.Integer(i18n('common.id')),
+    author: Type.Optional(Type.String(i18n('field.author'))),
+    status: Type.Optional(Type.String(i18n('common.status'))),
+    date: Type.Optional(Type.String(i18n('field.date'))),
+    date_utc: Type.Optional(Type.String(i18n('post.date_utc'))),
+    modified: Type.Optional(Type.String(i18n('field.modified'))),
+    modified_utc: Type.Optional(Type.String(i18n('field.modified_utc'))),
+    url: Type.Optional(Type.String(i18n('field.url'))),
+    venue: Type.Optional(Type.String(i18n('venue.venue'))),
+    description: Type.Optional(Type.String(i18n('field.description'))),
+    excerpt: Type.Optional(Type.String(i18n('event.excerpt'))),
+    slug: Type.Optional(Type.String(i18n('common.slug'))),
     image: Type.Optional(ImageSchema),
-    address: Type.Optional(Type.String()),
-    city: Type.Optional(Type.String()),
-    country: Type.Optional(Type.String()),
-    province: Type.Optional(Type.String()),
-    state: Type.Optional(Type.String()),
-    zip: Type.Optional(Type.String()),
-    phone: Type.Optional(Type.String()),
-    website: Type.Optional(Type.String()),
-    stateprovince: Type.Optional(Type.String()),
+    address: Type.Optional(Type.String(i18n('field.address'))),
+    city: Type.Optional(Type.String(i18n('field.city'))),
+    country: Type.Optional(Type.String(i18n('field.country'))),
+    province: Type.Optional(Type.String(i18n('field.province'))),
+    state: Type.Optional(Type.String(i18n('field.state'))),
+    zip: Type.Optional(Type.String(i18n('field.zip'))),
+    phone: Type.Optional(Type.String(i18n('field.phone'))),
+    website: Type.Optional(Type.String(i18n('field.website'))),
+    stateprovince: Type.Optional(Type.String(i18n('field.stateprovince'))),
     json_ld: Type.Optional(JsonLdSchema),
     // Always sent, but declared optional: fast-json-stringify writes required keys first, which
     // would move these ahead of `author`…`json_ld` and break the reference's key order.
-    show_map: Type.Optional(Type.Boolean()),
-    show_map_link: Type.Optional(Type.Boolean()),
-    global_id: Type.Optional(Type.String()),
-    global_id_lineage: Type.Optional(Type.Array(Type.String())),
-    geo_lat: Type.Optional(Type.Number()),
-    geo_lng: Type.Optional(Type.Number()),
-    geo_source: Type.Optional(Type.String()),
+    show_map: Type.Optional(Type.Boolean(i18n('event.show_map'))),
+    show_map_link: Type.Optional(Type.Boolean(i18n('event.show_map_link'))),
+    global_id: Type.Optional(Type.String(i18n('field.global_id'))),
+    global_id_lineage: Type.Optional(Type.Array(Type.String(), i18n('field.global_id_lineage'))),
+    geo_lat: Type.Optional(Type.Number(i18n('field.geo_lat'))),
+    geo_lng: Type.Optional(Type.Number(i18n('field.geo_lng'))),
+    geo_source: Type.Optional(Type.String(i18n('field.geo_source'))),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...i18n('schema.venue') },
 );
 export type VenueResponse = Static<typeof VenueResponseSchema>;
 
-const text = (description: string) => Type.String({ maxLength: MAX_SHORT_TEXT_LENGTH, description: `${description} ("" clears it)` });
+const text = (key: MessageKey) => Type.String({ maxLength: MAX_SHORT_TEXT_LENGTH, ...i18n(key) });
 
 /** Coordinates: numbers or numeric strings; both or neither (design §6). `""` for both clears them. */
-const GeoInput = (description: string) => Type.Union([Type.Number(), Type.String({ maxLength: 32 })], { description });
+const GeoInput = (key: MessageKey) => Type.Union([Type.Number(), Type.String({ maxLength: 32 })], i18n(key));
 
 export const venueWriteFields = {
-  venue: Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH, description: 'Venue name' }),
+  venue: Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH, ...i18n('venue.venue') }),
   ...PostWriteFields,
-  show_map: TruthyInput({ description: 'Events at this venue show a map (true, false, "yes", "0", …)' }),
-  show_map_link: TruthyInput({ description: 'Events at this venue show a map link' }),
-  address: text('Street address'),
-  city: text('City'),
-  country: text('Country'),
-  province: text('Province'),
-  state: text('State'),
-  zip: text('Postal code'),
-  phone: text('Phone number'),
-  stateprovince: text('State or province'),
-  website: Type.String({ maxLength: MAX_URL_LENGTH, description: 'Website URL ("" clears it)' }),
+  show_map: TruthyInput(i18n('venue.show_map')),
+  show_map_link: TruthyInput(i18n('venue.show_map_link')),
+  address: text('venue.address'),
+  city: text('venue.city'),
+  country: text('venue.country'),
+  province: text('venue.province'),
+  state: text('venue.state'),
+  zip: text('venue.zip'),
+  phone: text('common.phone'),
+  stateprovince: text('venue.stateprovince'),
+  website: Type.String({ maxLength: MAX_URL_LENGTH, ...i18n('common.website') }),
   image: ImageInput(),
-  geo_lat: GeoInput('Latitude, -90 to 90 (with geo_lng)'),
-  geo_lng: GeoInput('Longitude, -180 to 180 (with geo_lat)'),
+  geo_lat: GeoInput('venue.geo_lat'),
+  geo_lng: GeoInput('venue.geo_lng'),
 };
 
 const VenueFieldsObject = Type.Object(venueWriteFields);
@@ -112,14 +113,17 @@ export const LINKED_POST_GENERATED_FIELDS = [
 
 export const LinkedPostListQueryProperties = {
   ...PageQueryProperties,
-  search: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SEARCH_LENGTH, description: 'Words that must all occur in the searchable fields' })),
-  event: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only those linked to this event' })),
-  has_events: Type.Optional(TruthyInput({ description: 'true: linked to an event that is not a draft or pending; false: linked to none' })),
-  only_with_upcoming: Type.Optional(TruthyInput({ description: 'true: linked to an upcoming event the caller may see' })),
+  search: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SEARCH_LENGTH, ...i18n('linkedList.search') })),
+  event: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, ...i18n('linkedList.event') })),
+  has_events: Type.Optional(TruthyInput(i18n('linkedList.has_events'))),
+  only_with_upcoming: Type.Optional(TruthyInput(i18n('linkedList.only_with_upcoming'))),
   status: Type.Optional(StatusListInput),
 };
 
 export const VenueListQuerySchema = Type.Object(LinkedPostListQueryProperties, { additionalProperties: true });
 export type VenueListQuery = Static<typeof VenueListQuerySchema>;
 
-export const VenueListResponseSchema = Type.Object({ venues: Type.Array(VenueResponseSchema), ...ListLinkProperties });
+export const VenueListResponseSchema = Type.Object(
+  { venues: Type.Array(VenueResponseSchema, i18n('list.items')), ...ListLinkProperties },
+  i18n('schema.venueList'),
+);

@@ -54,10 +54,13 @@ export class ParamErrors {
 }
 
 /** The reference's loose truthiness (§5.0) for `show_map`, `has_events`, …: also JSON booleans. */
-export function isTruthy(value: boolean | number | string): boolean {
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value !== 0;
-  return ['1', 'enable', 'enabled', 'on', 'y', 'yes', 'true'].includes(value.trim().toLowerCase());
+export function isTruthy(value: boolean | number | string | unknown[]): boolean {
+  // A repeated query key (`has_events[]=…`) arrives as a list: the last value counts, as in PHP.
+  const last: unknown = Array.isArray(value) ? value[value.length - 1] : value;
+  if (typeof last === 'boolean') return last;
+  if (typeof last === 'number') return last !== 0;
+  if (typeof last !== 'string') return false;
+  return ['1', 'enable', 'enabled', 'on', 'y', 'yes', 'true'].includes(last.trim().toLowerCase());
 }
 
 /**

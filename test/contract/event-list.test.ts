@@ -73,7 +73,7 @@ const DOCS: EventDoc[] = [
   // A multi-day event across the relative bounds, and far-future ones.
   ev(17, '2026-06-15T08:00:00Z', 72, { title: 'Summer school', categoryIds: [MUSIC], organizerIds: [SOCIETY] }),
   ev(18, '2028-06-14T10:00:00Z', 2, { title: 'Jazz in two years', categoryIds: [JAZZ] }),
-  ev(19, '2028-06-15T11:00:00Z', 2, { title: 'Just beyond the window' }), // ends 13:00, after now + 24 months
+  ev(19, '2028-06-16T11:00:00Z', 2, { title: 'Just beyond the window' }), // the day after the window's last day
   ev(20, '2026-07-10T09:00:00Z', 8, { title: 'Concert marathon', categoryIds: [MUSIC], tagIds: [OUTDOOR], venueId: PARK, ticketed: true, modifiedUtc: at('2026-06-10T00:00:00Z') }),
   ev(21, '2026-06-16T19:00:00Z', 1, { title: 'Late addition', dateUtc: at('2026-06-02T00:00:00Z'), modifiedUtc: at('2026-06-11T00:00:00Z') }),
   // Children of event 6 (post_parent).
@@ -92,7 +92,8 @@ function readerStatus(d: EventDoc): PostStatus {
 
 const ms = (iso: string) => at(iso).getTime();
 const DEFAULT_START = ms('2026-06-14T00:00:00Z');
-const DEFAULT_END = ms('2028-06-15T12:00:00Z');
+// 23:59:59 of the day 24 months ahead (UTC site).
+const DEFAULT_END = ms('2028-06-15T23:59:59Z');
 
 type Predicate = (d: EventDoc) => boolean;
 const inDefaultWindow: Predicate = (d) => d.startUtc.getTime() >= DEFAULT_START && d.endUtc.getTime() <= DEFAULT_END;

@@ -39,6 +39,8 @@ describe('loadConfig', () => {
       corsOrigins: [],
       bodyLimit: 1_048_576,
       requestTimeoutMs: 30_000,
+      storageTimeoutMs: 10_000, // issue 10
+      maxEventLoopDelayMs: 1000, // issue 10
       rateLimitReads: 1200,
       rateLimitWrites: 120,
       dataDir: null,

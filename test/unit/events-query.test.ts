@@ -50,9 +50,9 @@ function dateClausesOf(result: CompiledEventList): Filter[] {
   return clausesOf(result).filter((c) => 'startUtc' in c || 'endUtc' in c);
 }
 
-// The default window at NOW in UTC: 00:00 yesterday, now + 24 months.
+// The default window at NOW in UTC: 00:00 yesterday, 23:59:59 of the day 24 months ahead.
 const DEFAULT_START = '2026-06-14T00:00:00.000Z';
-const DEFAULT_END = '2028-06-15T12:00:00.000Z';
+const DEFAULT_END = '2028-06-15T23:59:59.000Z';
 
 describe('paging (reference §3.2–3.3)', () => {
   it.each<[string, Partial<EventListInput>, number, { page: number; perPage: number; skip: number }]>([
@@ -196,24 +196,24 @@ describe('dateBounds: strict mode keeps the instants', () => {
   });
 });
 
-describe('dateBounds: the default window (start ≥ 00:00 yesterday in the site time zone, end ≤ now + 24 months)', () => {
+describe('dateBounds: the default window (start ≥ 00:00 yesterday in the site time zone, end ≤ 23:59:59 of the day 24 months ahead)', () => {
   it.each<[string, string, string, string, string]>([
-    ['UTC at noon', 'UTC', '2026-06-15T12:00:00Z', '2026-06-14T00:00:00.000Z', '2028-06-15T12:00:00.000Z'],
-    ['UTC just after midnight', 'UTC', '2026-06-15T00:00:01Z', '2026-06-14T00:00:00.000Z', '2028-06-15T00:00:01.000Z'],
+    ['UTC at noon', 'UTC', '2026-06-15T12:00:00Z', '2026-06-14T00:00:00.000Z', '2028-06-15T23:59:59.000Z'],
+    ['UTC just after midnight', 'UTC', '2026-06-15T00:00:01Z', '2026-06-14T00:00:00.000Z', '2028-06-15T23:59:59.000Z'],
     ['UTC just before midnight', 'UTC', '2026-06-15T23:59:59Z', '2026-06-14T00:00:00.000Z', '2028-06-15T23:59:59.000Z'],
-    ['New York, same date as UTC (EDT)', 'America/New_York', '2026-06-15T12:00:00Z', '2026-06-14T04:00:00.000Z', '2028-06-15T12:00:00.000Z'],
+    ['New York, same date as UTC (EDT)', 'America/New_York', '2026-06-15T12:00:00Z', '2026-06-14T04:00:00.000Z', '2028-06-16T03:59:59.000Z'],
     // 02:00 UTC is still the 14th in New York, so yesterday is the 13th there.
-    ['New York, a day behind UTC', 'America/New_York', '2026-06-15T02:00:00Z', '2026-06-13T04:00:00.000Z', '2028-06-15T02:00:00.000Z'],
-    ['New York in winter (EST)', 'America/New_York', '2026-01-15T12:00:00Z', '2026-01-14T05:00:00.000Z', '2028-01-15T12:00:00.000Z'],
+    ['New York, a day behind UTC', 'America/New_York', '2026-06-15T02:00:00Z', '2026-06-13T04:00:00.000Z', '2028-06-15T03:59:59.000Z'],
+    ['New York in winter (EST)', 'America/New_York', '2026-01-15T12:00:00Z', '2026-01-14T05:00:00.000Z', '2028-01-16T04:59:59.000Z'],
     // 23:30 UTC is already the 16th in Berlin, so yesterday is the 15th there.
-    ['Berlin, a day ahead of UTC', 'Europe/Berlin', '2026-06-15T23:30:00Z', '2026-06-14T22:00:00.000Z', '2028-06-15T23:30:00.000Z'],
-    ['Tokyo', 'Asia/Tokyo', '2026-06-15T12:00:00Z', '2026-06-13T15:00:00.000Z', '2028-06-15T12:00:00.000Z'],
+    ['Berlin, a day ahead of UTC', 'Europe/Berlin', '2026-06-15T23:30:00Z', '2026-06-14T22:00:00.000Z', '2028-06-16T21:59:59.000Z'],
+    ['Tokyo', 'Asia/Tokyo', '2026-06-15T12:00:00Z', '2026-06-13T15:00:00.000Z', '2028-06-15T14:59:59.000Z'],
     // The day after a 23-hour day: 00:30 EDT on 2026-03-09 is only 23.5 h after the start of the 8th.
-    ['New York, first hour after the spring-forward day', 'America/New_York', '2026-03-09T04:30:00Z', '2026-03-08T05:00:00.000Z', '2028-03-09T04:30:00.000Z'],
-    ['New York, the spring-forward day itself', 'America/New_York', '2026-03-08T15:00:00Z', '2026-03-07T05:00:00.000Z', '2028-03-08T15:00:00.000Z'],
+    ['New York, first hour after the spring-forward day', 'America/New_York', '2026-03-09T04:30:00Z', '2026-03-08T05:00:00.000Z', '2028-03-09T04:59:59.000Z'],
+    ['New York, the spring-forward day itself', 'America/New_York', '2026-03-08T15:00:00Z', '2026-03-07T05:00:00.000Z', '2028-03-09T04:59:59.000Z'],
     // The day after a 25-hour day: 00:30 EST on 2026-11-02 is 25.5 h after the start of the 1st.
-    ['New York, first hour after the fall-back day', 'America/New_York', '2026-11-02T05:30:00Z', '2026-11-01T04:00:00.000Z', '2028-11-02T05:30:00.000Z'],
-    ['Berlin, first hour after the spring-forward day', 'Europe/Berlin', '2026-03-29T22:30:00Z', '2026-03-28T23:00:00.000Z', '2028-03-29T22:30:00.000Z'],
+    ['New York, first hour after the fall-back day', 'America/New_York', '2026-11-02T05:30:00Z', '2026-11-01T04:00:00.000Z', '2028-11-03T03:59:59.000Z'],
+    ['Berlin, first hour after the spring-forward day', 'Europe/Berlin', '2026-03-29T22:30:00Z', '2026-03-28T23:00:00.000Z', '2028-03-30T21:59:59.000Z'],
   ])('%s', (_label, siteTimezone, now, start, end) => {
     expect(boundsOf({}, { siteTimezone, now: at(now) })).toEqual({ start_date: start, end_date: end });
   });
@@ -308,7 +308,8 @@ describe('dateBounds: a non-UTC site time zone, DST days included (design §9.7)
       'Europe/Berlin',
       { start_date: 1514763000 },
       undefined,
-      { start_date: '2017-12-31T23:00:00.000Z', end_date: DEFAULT_END },
+      // The default end: 23:59:59 in Berlin (CEST) of the day 24 months ahead.
+      { start_date: '2017-12-31T23:00:00.000Z', end_date: '2028-06-15T21:59:59.000Z' },
     ],
     // Relative English dates are evaluated on the site's wall clock (NOW = 08:00 EDT on Monday 15th).
     [
@@ -316,7 +317,8 @@ describe('dateBounds: a non-UTC site time zone, DST days included (design §9.7)
       'America/New_York',
       { start_date: 'tomorrow 9am' },
       'true',
-      { start_date: '2026-06-16T13:00:00.000Z', end_date: DEFAULT_END },
+      // The default end: 23:59:59 in New York (EDT) of the day 24 months ahead.
+      { start_date: '2026-06-16T13:00:00.000Z', end_date: '2028-06-16T03:59:59.000Z' },
     ],
     [
       'New York, inclusive "tomorrow"',
@@ -339,7 +341,7 @@ describe('dateBounds: a non-UTC site time zone, DST days included (design §9.7)
 
   it('echoes the default window as site-time-zone wall clocks', () => {
     const result = compile({}, { siteTimezone: 'Europe/Berlin' });
-    expect(result.effectiveDates).toEqual({ start_date: '2026-06-14 00:00:00', end_date: '2028-06-15 14:00:00' });
+    expect(result.effectiveDates).toEqual({ start_date: '2026-06-14 00:00:00', end_date: '2028-06-15 23:59:59' });
   });
 });
 
@@ -413,14 +415,14 @@ describe('compileEventList: date clauses', () => {
   });
 
   it.each<[string, Partial<EventListInput>, Partial<Record<DateParam, string>>]>([
-    ['the default window', {}, { start_date: '2026-06-14 00:00:00', end_date: '2028-06-15 12:00:00' }],
+    ['the default window', {}, { start_date: '2026-06-14 00:00:00', end_date: '2028-06-15 23:59:59' }],
     ['rounded dates', { dates: { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' } }, { start_date: '2018-01-01 00:00:00', end_date: '2018-01-01 23:59:59' }],
     [
       'strict dates as given',
       { dates: { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' }, strictDates: 'true' },
       { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' },
     ],
-    ['a timestamp re-formatted', { dates: { start_date: 1514822400 }, strictDates: 'on' }, { start_date: '2018-01-01 16:00:00', end_date: '2028-06-15 12:00:00' }],
+    ['a timestamp re-formatted', { dates: { start_date: 1514822400 }, strictDates: 'on' }, { start_date: '2018-01-01 16:00:00', end_date: '2028-06-15 23:59:59' }],
     ['only relative dates: no start_date / end_date', { dates: { ends_after: '2017-12-31', starts_before: '2018-01-02' } }, { starts_before: '2018-01-02 23:59:59', ends_after: '2017-12-31 23:59:59' }],
   ])('effective dates: %s', (_label, overrides, expected) => {
     expect(compile(overrides).effectiveDates).toEqual(expected);

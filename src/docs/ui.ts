@@ -1,0 +1,52 @@
+/**
+ * The API reference for people (issue 8): Swagger UI at `<root>/docs` for every root, served from
+ * the installed packages (no CDN, works offline). It shows the root's own OpenAPI document, whose
+ * server is the namespace base the page was loaded from, so "Try it out" calls this very server
+ * under the same root.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { type FastifyInstance } from 'fastify';
+import { languageOfRoot, translate } from '../i18n/index.js';
+import { type ApiDocs, uiPrefix } from './api-docs.js';
+import { API_VERSION, OPENAPI_VERSION } from './openapi.js';
+
+/**
+ * Only this origin: scripts and styles come from the package, "Try it out" calls this server.
+ * Swagger UI sets inline styles; `upgrade-insecure-requests` (the plugin's default) is left out so
+ * that a plain-http deployment can still try requests.
+ */
+const CSP = {
+  'default-src': ["'self'"],
+  'base-uri': ["'self'"],
+  'connect-src': ["'self'"],
+  'font-src': ["'self'", 'data:'],
+  'frame-ancestors': ["'self'"],
+  'img-src': ["'self'", 'data:'],
+  'object-src': ["'none'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'", "'unsafe-inline'"],
+};
+
+export function installDocsUi(app: FastifyInstance, { roots, docs }: { roots: readonly string[]; docs: ApiDocs }): void {
+  // @fastify/swagger-ui requires @fastify/swagger. Our document is generated per root and request
+  // (src/docs/openapi.ts), so @fastify/swagger only holds a placeholder in static mode and the UI
+  // receives the real document through `transformSpecification`.
+  void app.register(swagger, {
+    mode: 'static',
+    specification: { document: { openapi: OPENAPI_VERSION, info: { title: 'calendar-service', version: API_VERSION }, paths: {} } },
+  });
+  for (const root of roots) {
+    // Each root in its own scope: the UI plugin decorates its instance and must not clash.
+    void app.register(async (scope) => {
+      await scope.register(swaggerUi, {
+        routePrefix: uiPrefix(root),
+        staticCSP: CSP,
+        transformSpecificationClone: false,
+        transformSpecification: (_placeholder, request) => docs.openapi(request, root),
+        theme: { title: translate(languageOfRoot(root), 'api.title') ?? 'Calendar REST API' },
+        uiConfig: { deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, displayRequestDuration: true },
+      });
+    });
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The namespace index (`GET /{ns}`, reference §8.1) and the OpenAPI document (`GET /{ns}/doc`),
+ * both in the language of the root they are served under.
+ */
+import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type ApiDocs } from '../docs/api-docs.js';
+import { ApiError } from '../errors.js';
+import { ErrorResponses } from '../schemas/common.js';
+import { IndexQuerySchema, NamespaceIndexSchema, OpenApiDocumentSchema } from '../schemas/discovery.js';
+import { type ApiRouteOptions, NAMESPACE } from './context.js';
+
+export interface DiscoveryRoutesOptions extends ApiRouteOptions {
+  docs: ApiDocs;
+}
+
+export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryRoutesOptions> = async (app, options) => {
+  const { docs, root } = options;
+
+  // `''`: the namespace base itself (with or without a trailing slash).
+  app.get('', { schema: { querystring: IndexQuerySchema, response: { 200: NamespaceIndexSchema, ...ErrorResponses } } }, async (request) => {
+    // WordPress answers a namespace it does not serve the same way (WP_REST_Server::get_namespace_index).
+    if (request.query.namespace !== undefined && request.query.namespace !== NAMESPACE) {
+      throw new ApiError(404, 'rest_invalid_namespace', 'The specified namespace could not be found.');
+    }
+    return docs.index(request, root, request.query.context ?? 'view');
+  });
+
+  app.get('/doc', { schema: { response: { 200: OpenApiDocumentSchema, ...ErrorResponses } } }, async (request) => docs.openapi(request, root));
+};

@@ -1,0 +1,66 @@
+/**
+ * Load shedding (issue 10, item 3): with MAX_EVENT_LOOP_DELAY_MS set, a lagging event loop makes
+ * the service answer 503 `server-overloaded` in the error shape with Retry-After (liveness stays
+ * 200), and it answers normally again once the loop recovers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API, type TestApp, json, openTestApp } from '../helpers/app.js';
+import { enginesUnderTest } from '../helpers/engines.js';
+
+const { engines } = await enginesUnderTest();
+const engine = engines[0]!;
+
+function blockEventLoop(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // busy
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe(`load shedding (${engine.name} engine)`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp(engine, { MAX_EVENT_LOOP_DELAY_MS: '100' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('sheds requests with 503 + Retry-After while the event loop lags, exempts /health/live, then recovers', async () => {
+    let shed: Awaited<ReturnType<typeof t.app.inject>> | undefined;
+    let live: Awaited<ReturnType<typeof t.app.inject>> | undefined;
+    for (let attempt = 0; attempt < 20 && shed === undefined; attempt += 1) {
+      blockEventLoop(600);
+      await pause(5);
+      const response = await t.app.inject({ method: 'GET', url: `${API}/events` });
+      if (response.statusCode === 503) {
+        shed = response;
+        live = await t.app.inject({ method: 'GET', url: '/health/live' });
+      }
+    }
+    expect(shed, 'no request was shed').toBeDefined();
+    expect(shed!.headers['retry-after']).toMatch(/^\d+$/);
+    expect(json(shed!)).toEqual({ code: 'server-overloaded', message: expect.any(String), data: { status: 503 } });
+    expect(live!.statusCode).toBe(200);
+
+    let recovered = false;
+    for (let attempt = 0; attempt < 100 && !recovered; attempt += 1) {
+      await pause(100);
+      recovered = (await t.app.inject({ method: 'GET', url: `${API}/events` })).statusCode === 200;
+    }
+    expect(recovered).toBe(true);
+  }, 60_000);
+
+  it('is off with MAX_EVENT_LOOP_DELAY_MS=0 (the test default)', async () => {
+    const off = await openTestApp(engine);
+    try {
+      blockEventLoop(300);
+      await pause(5);
+      expect((await off.app.inject({ method: 'GET', url: `${API}/events` })).statusCode).toBe(200);
+    } finally {
+      await off.close();
+    }
+  });
+});
