@@ -1,8 +1,10 @@
 /**
- * One collection of the embedded engine: documents keyed by numeric `_id` in insertion (natural)
- * order, the indexes of its `IndexDefinition`s, and MongoDB's read and write semantics.
+ * One collection of the embedded engine: documents in slots numbered in insertion (natural)
+ * order, the indexes of its `IndexDefinition`s (sorted B-tree-like indexes for every plain index,
+ * unique-key maps, the text and 2dsphere indexes), structures derived on demand from the queries
+ * it answers (cached clause bitsets, Date columns, value postings of unindexed fields), and
+ * MongoDB's read and write semantics. Reads are planned by planner.ts and paged by ordering.ts.
  */
-import { Query } from 'mingo';
 import { DuplicateKeyError, UnsupportedQueryError } from '../../errors.js';
 import {
   type Collection,
@@ -14,21 +16,20 @@ import {
   type NearQuery,
   type Page,
   type Scalar,
-  type Sort,
   type Update,
 } from '../port.js';
-import { compareValues, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
-import { checkCount, checkFieldPath, checkSort, isScalar, planFilter, type GeoCondition } from './filter.js';
-import { centralAngle, GeoIndex, pointsForMatching, withinCap, type LngLat } from './geo-index.js';
+import { Bitset } from './bitset.js';
+import { cloneValue, compareValues, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
+import { ClauseCache } from './clause-cache.js';
+import { DateColumn } from './date-column.js';
+import { checkCount, checkFieldPath, checkSort, isScalar, parseFilter, type Expr } from './filter.js';
+import { centralAngle, GeoIndex, pointsForMatching, type LngLat } from './geo-index.js';
+import { pageSlots } from './ordering.js';
+import { type MatchSet, Planner, type PlannerHost } from './planner.js';
+import { type StoredDoc, valueAt } from './predicate.js';
+import { SortedIndex } from './sorted-index.js';
 import { TextIndex } from './text-index.js';
-
-type StoredDoc = Record<string, unknown> & { _id: number };
-
-interface Entry {
-  doc: StoredDoc;
-  /** Insertion sequence: the natural order MongoDB returns documents in without a sort. */
-  seq: number;
-}
+import { ValuePostings } from './value-postings.js';
 
 interface UniqueIndex {
   name: string;
@@ -60,16 +61,6 @@ function assertNoUndefined(value: unknown, path: string): void {
   else if (isPlainObject(value)) for (const [key, child] of Object.entries(value)) assertNoUndefined(child, `${path}.${key}`);
 }
 
-/** Reads a dotted path through embedded documents only (enough for geometry fields). */
-function valueAt(doc: unknown, path: string): unknown {
-  let value = doc;
-  for (const segment of path.split('.')) {
-    if (!isPlainObject(value)) return undefined;
-    value = value[segment];
-  }
-  return value;
-}
-
 /**
  * A field path's value as an aggregation expression (`'$a.b'`) evaluates it, unlike query and
  * index paths (`keyValuesAt`): embedded documents are descended into; an array along the path
@@ -92,30 +83,84 @@ function expressionValueAt(value: unknown, segments: readonly string[], index: n
   return out;
 }
 
-function intersect(a: Set<number>, b: Set<number>): Set<number> {
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  const result = new Set<number>();
-  for (const id of small) if (large.has(id)) result.add(id);
-  return result;
-}
-
 export class EmbeddedCollection<T extends { _id: number }> implements Collection<T> {
   private readonly name: string;
   private readonly definitions: readonly IndexDefinition[];
   private readonly assertOpen: () => void;
-  private readonly entries = new Map<number, Entry>();
-  private nextSeq = 0;
+  /** Documents by slot; slots follow insertion order and are never reused, so slot order is natural order. */
+  private readonly docs: Array<StoredDoc | undefined> = [];
+  private readonly slots = new Map<number, number>();
+  private readonly live = new Bitset();
+  private nextSlot = 0;
   private readonly built = new Set<string>();
   private readonly uniqueIndexes: UniqueIndex[] = [];
+  private readonly sortedIndexes: SortedIndex[] = [];
   private readonly geoIndexes: GeoIndex[] = [];
   /** Compound non-text indexes: MongoDB refuses documents with arrays in two of their fields. */
   private readonly compoundKeys: Array<{ name: string; fields: string[] }> = [];
   private textIndex: TextIndex | null = null;
+  private readonly cache = new ClauseCache();
+  private readonly dateColumns = new Map<string, DateColumn>();
+  private readonly valuePostings = new Map<string, ValuePostings>();
+  private readonly planner: Planner;
 
   constructor(options: EmbeddedCollectionOptions) {
     this.name = options.name;
     this.definitions = options.definitions;
     this.assertOpen = options.assertOpen;
+    const collection = this;
+    const host: PlannerHost = {
+      docs: this.docs,
+      live: this.live,
+      get liveCount() {
+        return collection.slots.size;
+      },
+      slotOfId: (id) => this.slots.get(id),
+      sortedIndexes: this.sortedIndexes,
+      get textIndex() {
+        return collection.textIndex;
+      },
+      geoIndexFor: (field) => this.geoIndexes.find((index) => index.field === field),
+      predicateContext: {
+        hasAnyTerm: (slot, terms) => this.textIndex?.hasAny(slot, terms) ?? false,
+        dateColumn: (field) => this.dateColumn(field),
+      },
+      postings: (field) => this.valuePostings.get(field),
+      buildPostings: (field) => {
+        let postings = this.valuePostings.get(field);
+        if (postings === undefined) {
+          postings = new ValuePostings(field);
+          for (const { slot, doc } of this.stored()) postings.add(slot, doc, this.nextSlot);
+          this.valuePostings.set(field, postings);
+        }
+        return postings;
+      },
+      cache: this.cache,
+    };
+    this.planner = new Planner(host);
+  }
+
+  private dateColumn(field: string): DateColumn {
+    let column = this.dateColumns.get(field);
+    if (column === undefined) {
+      column = new DateColumn(field);
+      for (const { slot, doc } of this.stored()) column.set(slot, doc);
+      this.dateColumns.set(field, column);
+    }
+    return column;
+  }
+
+  /**
+   * Keeps the derived structures current after a write: postings and Date columns, then cached
+   * clauses (which may read them). `previous` is the document the slot held before.
+   */
+  private refresh(slot: number, doc: StoredDoc | undefined, previous: StoredDoc | undefined): void {
+    for (const postings of this.valuePostings.values()) {
+      postings.remove(slot, previous);
+      postings.add(slot, doc, this.nextSlot);
+    }
+    for (const column of this.dateColumns.values()) column.set(slot, doc);
+    this.cache.refresh(slot, doc);
   }
 
   // -------------------------------------------------------------------------
@@ -135,12 +180,16 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     }
   }
 
+  private *stored(): Generator<{ slot: number; doc: StoredDoc }> {
+    for (const slot of this.slots.values()) yield { slot, doc: this.docs[slot]! };
+  }
+
   private buildIndex(definition: IndexDefinition): void {
     const keys = Object.entries(definition.key);
     const types = new Set(keys.map(([, type]) => type));
     if (types.has('text')) {
       const index = new TextIndex(definition);
-      for (const { doc } of this.entries.values()) index.add(doc._id, doc);
+      for (const { slot, doc } of this.stored()) index.add(slot, doc);
       this.textIndex = index;
       return;
     }
@@ -150,31 +199,36 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       const indexes = geoFields.map((field) => new GeoIndex(definition.name, field));
       const points = new Map<GeoIndex, Map<number, LngLat[]>>(indexes.map((index) => [index, new Map()]));
       // Extract every point first, so a document MongoDB would refuse leaves no half-built index.
-      for (const { doc } of this.entries.values()) {
-        for (const index of indexes) points.get(index)!.set(doc._id, index.pointsOf(doc._id, valueAt(doc, index.field)));
+      for (const { slot, doc } of this.stored()) {
+        for (const index of indexes) points.get(index)!.set(slot, index.pointsOf(doc._id, valueAt(doc, index.field)));
       }
       for (const index of indexes) {
-        for (const [id, found] of points.get(index)!) index.set(id, found);
+        for (const [slot, found] of points.get(index)!) index.set(slot, found);
         this.geoIndexes.push(index);
       }
       return;
     }
     const fields = keys.map(([field]) => field);
     if (fields.length > 1) {
-      for (const { doc } of this.entries.values()) this.checkParallelArrays(doc, [{ name: definition.name, fields }]);
-      this.compoundKeys.push({ name: definition.name, fields });
+      for (const { doc } of this.stored()) this.checkParallelArrays(doc, [{ name: definition.name, fields }]);
     }
+    let unique: UniqueIndex | null = null;
     if (definition.unique === true) {
-      const index: UniqueIndex = { name: definition.name, fields, owners: new Map() };
-      for (const { doc } of this.entries.values()) {
+      unique = { name: definition.name, fields, owners: new Map() };
+      for (const { doc } of this.stored()) {
         for (const key of this.uniqueKeysOf(doc, fields)) {
-          const owner = index.owners.get(key);
+          const owner = unique.owners.get(key);
           if (owner !== undefined && owner !== doc._id) throw new DuplicateKeyError(definition.name);
-          index.owners.set(key, doc._id);
+          unique.owners.set(key, doc._id);
         }
       }
-      this.uniqueIndexes.push(index);
     }
+    // Register only once the existing data passed every check.
+    if (fields.length > 1) this.compoundKeys.push({ name: definition.name, fields });
+    if (unique !== null) this.uniqueIndexes.push(unique);
+    const sorted = new SortedIndex(definition.name, fields);
+    sorted.build([...this.stored()].map(({ slot, doc }) => ({ slot, id: doc._id, doc })));
+    this.sortedIndexes.push(sorted);
   }
 
   /** A document's keys in a (possibly compound, possibly multikey) index, encoded; missing fields count as null. */
@@ -217,95 +271,58 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     return { uniqueKeys, points };
   }
 
-  private addEntries(doc: StoredDoc, entries: IndexEntries): void {
+  private addEntries(slot: number, doc: StoredDoc, entries: IndexEntries): void {
     this.uniqueIndexes.forEach((index, i) => {
       for (const key of entries.uniqueKeys[i]!) index.owners.set(key, doc._id);
     });
-    for (const [index, points] of entries.points) index.set(doc._id, points);
-    this.textIndex?.add(doc._id, doc);
+    for (const index of this.sortedIndexes) index.add(slot, doc._id, doc);
+    for (const [index, points] of entries.points) index.set(slot, points);
+    this.textIndex?.add(slot, doc);
   }
 
-  private removeEntries(doc: StoredDoc): void {
+  private removeEntries(slot: number, doc: StoredDoc): void {
     for (const index of this.uniqueIndexes) {
       for (const key of this.uniqueKeysOf(doc, index.fields)) {
         if (index.owners.get(key) === doc._id) index.owners.delete(key);
       }
     }
-    for (const index of this.geoIndexes) index.remove(doc._id);
-    this.textIndex?.remove(doc._id);
+    for (const index of this.sortedIndexes) index.remove(slot, doc._id, doc);
+    for (const index of this.geoIndexes) index.remove(slot);
+    this.textIndex?.remove(slot, doc);
   }
 
   // -------------------------------------------------------------------------
   // Reads
   // -------------------------------------------------------------------------
 
-  /** Ids of documents within a spherical cap: from the 2dsphere index, else by scan (MongoDB needs no index for $geoWithin). */
-  private geoMatch(condition: GeoCondition): Set<number> {
-    const index = this.geoIndexes.find((candidate) => candidate.field === condition.field);
-    if (index !== undefined) return index.within(condition.center, condition.radius);
-    const result = new Set<number>();
-    for (const { doc } of this.entries.values()) {
-      if (withinCap(pointsForMatching(valueAt(doc, condition.field)), condition.center, condition.radius)) {
-        result.add(doc._id);
-      }
-    }
-    return result;
+  private parse(filter: Filter): Expr {
+    const expr = parseFilter(filter);
+    // MongoDB: "text index required for $text query".
+    if (this.textIndex === null && hasText(expr)) refuse(`$text needs a text index, and collection ${this.name} has none.`);
+    return expr;
+  }
+
+  /** Only inside `read`: a MatchSet may use scratch memory that is reused once `read` returns. */
+  private match(expr: Expr): MatchSet {
+    return this.planner.evaluate(expr);
+  }
+
+  /** Evaluates filters and consumes their MatchSets, then lets the planner reuse its scratch memory. */
+  private read<R>(body: () => R): R {
+    return this.planner.scoped(body);
   }
 
   /** The stored documents matching a filter, in natural order. */
   private select(filter: Filter): StoredDoc[] {
-    const plan = planFilter(filter, (condition) => this.geoMatch(condition));
-    let candidates: Set<number> | null = null;
-    const narrow = (ids: Set<number>): void => {
-      candidates = candidates === null ? ids : intersect(candidates, ids);
-    };
-    if (plan.textTerms !== null) {
-      // MongoDB: "text index required for $text query".
-      if (this.textIndex === null) refuse(`$text needs a text index, and collection ${this.name} has none.`);
-      // A search of stop words only has no term, and MongoDB then matches nothing.
-      narrow(this.textIndex.matchAny(plan.textTerms));
-    }
-    for (const condition of plan.geo) narrow(this.geoMatch(condition));
-    for (const { field, values } of plan.equalities) {
-      if (field === '_id') {
-        narrow(new Set(values.filter((v): v is number => typeof v === 'number' && this.entries.has(v))));
-        continue;
-      }
-      const index = this.uniqueIndexes.find((u) => u.fields.length === 1 && u.fields[0] === field);
-      if (index === undefined || field.includes('.') || values.some((v) => v === null)) continue;
-      const ids = new Set<number>();
-      for (const value of values) {
-        const owner = index.owners.get(encodeKey(value));
-        if (owner !== undefined) ids.add(owner);
-      }
-      narrow(ids);
-    }
-
-    let pool: Iterable<Entry>;
-    const chosen = candidates as Set<number> | null;
-    if (chosen === null) {
-      pool = this.entries.values();
-    } else {
-      const picked: Entry[] = [];
-      for (const id of chosen) {
-        const entry = this.entries.get(id);
-        if (entry !== undefined) picked.push(entry);
-      }
-      pool = picked.sort((a, b) => a.seq - b.seq);
-    }
-    const query = Object.keys(plan.residual).length > 0 ? new Query(plan.residual, { scriptEnabled: false }) : null;
-    const matches: StoredDoc[] = [];
-    for (const { doc } of pool) if (query === null || query.test(doc)) matches.push(doc);
-    return matches;
+    return this.read(() => this.matchedDocs(this.match(this.parse(filter))));
   }
 
-  private sortAndSlice(matches: StoredDoc[], query: CompiledQuery): StoredDoc[] {
+  private page(expr: Expr, matches: MatchSet, query: CompiledQuery): StoredDoc[] {
     const sort = checkSort(query.sort);
     const skip = checkCount(query.skip, 'skip');
     const limit = checkCount(query.limit, 'limit');
-    const sorted = sort.length === 0 ? matches : sortDocuments(matches, sort);
-    const end = limit === 0 ? undefined : skip + limit;
-    return sorted.slice(skip, end);
+    const host = { docs: this.docs, sortedIndexes: this.sortedIndexes };
+    return pageSlots(host, matches, { sort, skip, limit }, this.planner.restrictions(expr)).map((slot) => this.docs[slot]!);
   }
 
   async insertOne(doc: T): Promise<void> {
@@ -314,36 +331,55 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     const id = (doc as { _id: unknown })._id;
     if (typeof id !== 'number' || !Number.isFinite(id)) refuse('insertOne needs a document with a numeric _id.');
     assertNoUndefined(doc, 'document');
-    const stored = structuredClone(doc) as unknown as StoredDoc;
-    if (this.entries.has(id)) throw new DuplicateKeyError('_id_');
+    const stored = cloneValue(doc) as unknown as StoredDoc;
+    if (this.slots.has(id)) throw new DuplicateKeyError('_id_');
     const entries = this.prepareEntries(stored);
-    this.entries.set(id, { doc: stored, seq: this.nextSeq++ });
-    this.addEntries(stored, entries);
+    const slot = this.nextSlot++;
+    this.docs[slot] = stored;
+    this.slots.set(id, slot);
+    this.live.add(slot);
+    this.addEntries(slot, stored, entries);
+    this.refresh(slot, stored, undefined);
   }
 
   async findById(id: number): Promise<T | null> {
     this.assertOpen();
-    const entry = this.entries.get(id);
-    return entry === undefined ? null : (structuredClone(entry.doc) as unknown as T);
+    const slot = this.slots.get(id);
+    return slot === undefined ? null : (cloneValue(this.docs[slot]!) as unknown as T);
   }
 
   async findOne(filter: Filter): Promise<T | null> {
     this.assertOpen();
-    const [first] = this.select(filter);
-    return first === undefined ? null : (structuredClone(first) as unknown as T);
+    const first = this.read(() => {
+      let found: StoredDoc | undefined;
+      this.match(this.parse(filter)).forEach((slot) => {
+        found = this.docs[slot];
+        return false;
+      });
+      return found;
+    });
+    return first === undefined ? null : (cloneValue(first) as unknown as T);
   }
 
   async find(query: CompiledQuery): Promise<T[]> {
     this.assertOpen();
-    const page = this.sortAndSlice(this.select(query.filter), query);
-    return page.map((doc) => structuredClone(doc) as unknown as T);
+    const expr = this.parse(query.filter);
+    return this.read(() => this.page(expr, this.match(expr), query)).map((doc) => cloneValue(doc) as unknown as T);
   }
 
   async findPage(query: CompiledQuery): Promise<Page<T>> {
     this.assertOpen();
-    const matches = this.select(query.filter);
-    const page = this.sortAndSlice(matches, query);
-    return { items: page.map((doc) => structuredClone(doc) as unknown as T), total: matches.length };
+    const expr = this.parse(query.filter);
+    const { docs, total } = this.read(() => {
+      const matches = this.match(expr);
+      return { docs: this.page(expr, matches, query), total: matches.size };
+    });
+    return { items: docs.map((doc) => cloneValue(doc) as unknown as T), total };
+  }
+
+  async count(filter: Filter): Promise<number> {
+    this.assertOpen();
+    return this.read(() => this.match(this.parse(filter)).size);
   }
 
   /** MongoDB's $geoNear: exact great-circle distances from the 2dsphere index, nearest first, ties by _id. */
@@ -352,21 +388,52 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     const index = this.geoIndexes.find((candidate) => candidate.field === field);
     // MongoDB: "$geoNear requires a 2d or 2dsphere index".
     if (index === undefined) refuse(`$geoNear needs a 2dsphere index on ${field}, and collection ${this.name} has none.`);
+    const expr = this.parse(query.filter);
     // MongoDB refuses $text inside $geoNear's query.
-    if (JSON.stringify(query.filter).includes('"$text"')) refuse('$geoNear cannot be combined with $text.');
+    if (hasText(expr)) refuse('$geoNear cannot be combined with $text.');
     const center: LngLat = query.point;
-    const inCap = [...index.within(center, query.maxDistance)];
-    if (inCap.length === 0) return [];
-    const hits = this.select({ $and: [query.filter, { _id: { $in: inCap } }] }).map((doc) => ({
-      _id: doc._id,
-      distance: Math.min(...pointsForMatching(valueAt(doc, field)).map((p) => centralAngle(center, p))),
-    }));
+    const inCap = index.within(center, query.maxDistance);
+    if (inCap.size === 0) return [];
+    const hits = this.read(() => {
+      const matches = this.match(expr);
+      const found: NearHit[] = [];
+      for (const slot of inCap) {
+        if (!matches.has(slot)) continue;
+        const doc = this.docs[slot]!;
+        found.push({ _id: doc._id, distance: Math.min(...pointsForMatching(valueAt(doc, field)).map((p) => centralAngle(center, p))) });
+      }
+      return found;
+    });
     return hits.sort((a, b) => a.distance - b.distance || a._id - b._id);
   }
 
-  async count(filter: Filter): Promise<number> {
-    this.assertOpen();
-    return this.select(filter).length;
+  private matchedDocs(matches: MatchSet): StoredDoc[] {
+    const docs: StoredDoc[] = [];
+    matches.forEach((slot) => void docs.push(this.docs[slot]!));
+    return docs;
+  }
+
+  /**
+   * Per distinct value of a top-level field, how many matching documents hold it (1 at most with
+   * `firstOnly`), read from a sorted index led by that field instead of from every matching
+   * document — term counts over all published events. For a top-level field, the index's keys
+   * (elements of an array, each once per document) group exactly like the aggregation path and
+   * like distinct; null, missing and empty arrays are left out as both do. Null when no such
+   * index exists, or when the matches are so few that reading them is cheaper. Ascending BSON order.
+   */
+  private indexedValueCounts(field: string, matches: MatchSet, firstOnly: boolean): Array<{ value: unknown; count: number }> | null {
+    if (field.includes('.')) return null;
+    // Other key fields holding arrays would put a document twice under one value.
+    const index = this.sortedIndexes.find((candidate) => candidate.fields[0] === field && candidate.arrayDocs.every((count, i) => i === 0 || count === 0));
+    if (index === undefined || index.size * 4 > matches.size * 150) return null;
+    const bits = matches.asBits();
+    const counts: Array<{ value: unknown; count: number }> = [];
+    for (const value of index.leadingValues()) {
+      if (value === null || value === EMPTY_ARRAY_KEY) continue;
+      const count = index.countMarked(index.seek([value], false), index.seek([value], true), bits, firstOnly);
+      if (count > 0) counts.push({ value, count });
+    }
+    return counts.sort((a, b) => compareValues(a.value, b.value));
   }
 
   /**
@@ -379,8 +446,15 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     this.assertOpen();
     if (typeof field !== 'string') refuse('distinct needs a field path string.');
     checkFieldPath(field, 'distinct');
+    const expr = this.parse(filter);
+    const { indexed, docs } = this.read(() => {
+      const matches = this.match(expr);
+      const counts = this.indexedValueCounts(field, matches, true);
+      return { indexed: counts, docs: counts === null ? this.matchedDocs(matches) : [] };
+    });
+    if (indexed !== null) return cloneValue(indexed.map((group) => group.value)) as Scalar[];
     const values: unknown[] = [];
-    for (const doc of this.select(filter)) {
+    for (const doc of docs) {
       for (const value of keyValuesAt(doc, field)) {
         if (value !== null && value !== undefined && value !== EMPTY_ARRAY_KEY) values.push(value);
       }
@@ -390,7 +464,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     for (const value of values) {
       if (unique.length === 0 || compareValues(unique[unique.length - 1], value) !== 0) unique.push(value);
     }
-    return structuredClone(unique) as Scalar[];
+    return cloneValue(unique) as Scalar[];
   }
 
   /**
@@ -404,9 +478,16 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     this.assertOpen();
     if (typeof field !== 'string') refuse('countValues needs a field path string.');
     checkFieldPath(field, 'countValues');
+    const expr = this.parse(filter);
+    const { indexed, docs } = this.read(() => {
+      const matches = this.match(expr);
+      const counts = this.indexedValueCounts(field, matches, false);
+      return { indexed: counts, docs: counts === null ? this.matchedDocs(matches) : [] };
+    });
+    if (indexed !== null) return cloneValue(indexed) as Array<{ value: Scalar; count: number }>;
     const segments = field.split('.');
     const groups = new Map<string, { value: unknown; count: number }>();
-    for (const doc of this.select(filter)) {
+    for (const doc of docs) {
       const value = expressionValueAt(doc, segments, 0);
       const seen = new Set<string>();
       for (const element of Array.isArray(value) ? value : [value]) {
@@ -420,37 +501,44 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       }
     }
     const counts = [...groups.values()].sort((a, b) => compareValues(a.value, b.value));
-    return structuredClone(counts) as Array<{ value: Scalar; count: number }>;
+    return cloneValue(counts) as Array<{ value: Scalar; count: number }>;
   }
 
   // -------------------------------------------------------------------------
   // Writes
   // -------------------------------------------------------------------------
 
+  /** Replaces a stored document (indexes first, then the clause cache, which may consult them). */
+  private replace(slot: number, previous: StoredDoc, next: StoredDoc, entries: IndexEntries): void {
+    this.removeEntries(slot, previous);
+    this.docs[slot] = next;
+    this.addEntries(slot, next, entries);
+    this.refresh(slot, next, previous);
+  }
+
   async updateById(id: number, update: Update<T>): Promise<T | null> {
     this.assertOpen();
     const { set, unset } = checkUpdate(update);
-    const entry = this.entries.get(id);
-    if (entry === undefined) return null;
-    const next = structuredClone(entry.doc);
-    for (const [field, value] of set) next[field] = structuredClone(value);
+    const slot = this.slots.get(id);
+    if (slot === undefined) return null;
+    const current = this.docs[slot]!;
+    const next = cloneValue(current);
+    for (const [field, value] of set) next[field] = cloneValue(value);
     for (const field of unset) delete next[field];
     checkIdKept(next, id);
-    if (valuesEqual(next, entry.doc)) return structuredClone(entry.doc) as unknown as T;
+    if (valuesEqual(next, current)) return cloneValue(current) as unknown as T;
     const entries = this.prepareEntries(next);
-    this.removeEntries(entry.doc);
-    entry.doc = next;
-    this.addEntries(next, entries);
-    return structuredClone(next) as unknown as T;
+    this.replace(slot, current, next, entries);
+    return cloneValue(next) as unknown as T;
   }
 
   async updateMany(filter: Filter, update: ManyUpdate): Promise<number> {
     this.assertOpen();
     const { set, pull } = checkManyUpdate(update);
-    const changed: Array<{ entry: Entry; next: StoredDoc }> = [];
+    const changed: Array<{ slot: number; current: StoredDoc; next: StoredDoc }> = [];
     for (const doc of this.select(filter)) {
-      const next = structuredClone(doc);
-      for (const [field, value] of set) next[field] = structuredClone(value);
+      const next = cloneValue(doc);
+      for (const [field, value] of set) next[field] = cloneValue(value);
       checkIdKept(next, doc._id);
       for (const [field, value] of pull) {
         const current = next[field];
@@ -459,35 +547,45 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
         if (!Array.isArray(current)) refuse(`Cannot apply $pull to the non-array field ${field} of document ${doc._id}.`);
         next[field] = current.filter((element) => !valuesEqual(element, value));
       }
-      if (!valuesEqual(next, doc)) changed.push({ entry: this.entries.get(doc._id)!, next });
+      if (!valuesEqual(next, doc)) changed.push({ slot: this.slots.get(doc._id)!, current: doc, next });
     }
     // MongoDB applies updateMany document by document; checking every document before writing any
     // keeps a refused batch from leaving part of it applied.
     const pending = this.uniqueIndexes.map(() => new Map<string, number>());
-    const prepared = changed.map(({ entry, next }) => {
-      const entries = this.prepareEntries(next, pending);
+    const prepared = changed.map((change) => {
+      const entries = this.prepareEntries(change.next, pending);
       entries.uniqueKeys.forEach((keys, i) => {
-        for (const key of keys) pending[i]!.set(key, next._id);
+        for (const key of keys) pending[i]!.set(key, change.next._id);
       });
-      return { entry, next, entries };
+      return { ...change, entries };
     });
     // Keys released by one document may be claimed by another in the same batch.
-    for (const { entry } of prepared) this.removeEntries(entry.doc);
-    for (const { entry, next, entries } of prepared) {
-      entry.doc = next;
-      this.addEntries(next, entries);
+    for (const { slot, current } of prepared) this.removeEntries(slot, current);
+    for (const { slot, next, entries } of prepared) {
+      this.docs[slot] = next;
+      this.addEntries(slot, next, entries);
     }
+    for (const { slot, next, current } of prepared) this.refresh(slot, next, current);
     return prepared.length;
   }
 
   async deleteById(id: number): Promise<boolean> {
     this.assertOpen();
-    const entry = this.entries.get(id);
-    if (entry === undefined) return false;
-    this.removeEntries(entry.doc);
-    this.entries.delete(id);
+    const slot = this.slots.get(id);
+    if (slot === undefined) return false;
+    const previous = this.docs[slot]!;
+    this.removeEntries(slot, previous);
+    this.docs[slot] = undefined;
+    this.slots.delete(id);
+    this.live.delete(slot);
+    this.refresh(slot, undefined, previous);
     return true;
   }
+}
+
+function hasText(expr: Expr): boolean {
+  if (expr.kind === 'text') return true;
+  return (expr.kind === 'and' || expr.kind === 'or' || expr.kind === 'nor') && expr.children.some(hasText);
 }
 
 function checkTopLevelField(field: string, where: string): void {
@@ -548,32 +646,4 @@ function checkManyUpdate(update: ManyUpdate): { set: Array<[string, unknown]>; p
     if (Object.hasOwn(setObject, field)) refuse(`$set and $pull both target ${field}.`);
   }
   return { set, pull };
-}
-
-/**
- * MongoDB's sort: per key, an array contributes its smallest element ascending and its largest
- * descending; values compare in BSON type order; ties keep natural order.
- */
-function sortDocuments(docs: StoredDoc[], sort: Sort): StoredDoc[] {
-  const keyed = docs.map((doc, position) => ({
-    doc,
-    position,
-    keys: sort.map(([field, direction]) => {
-      const values = keyValuesAt(doc, field);
-      let chosen = values[0];
-      for (const value of values.slice(1)) {
-        const c = compareValues(value, chosen);
-        if (direction === 1 ? c < 0 : c > 0) chosen = value;
-      }
-      return chosen;
-    }),
-  }));
-  keyed.sort((a, b) => {
-    for (let i = 0; i < sort.length; i++) {
-      const c = compareValues(a.keys[i], b.keys[i]);
-      if (c !== 0) return c * sort[i]![1];
-    }
-    return a.position - b.position;
-  });
-  return keyed.map(({ doc }) => doc);
 }

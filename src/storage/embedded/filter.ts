@@ -1,16 +1,14 @@
 /**
- * Validates a filter against the closed query language of port.ts and splits it into what the
- * embedded engine's indexes serve ($text, $geoWithin, _id and unique-key look-ups) and a residual
- * filter for mingo. mingo only ever sees operators we allow, so a filter that runs here also runs
- * (with the same meaning) on MongoDB.
+ * Validates a filter against the closed query language of port.ts and normalises it into an
+ * expression tree the embedded engine plans and evaluates (planner.ts, predicate.ts). Whatever is
+ * refused here is refused before any document is read, so a filter that runs here also runs (with
+ * the same meaning) on MongoDB.
  */
 import { UnsupportedQueryError } from '../../errors.js';
 import { searchWords } from '../../lib/text.js';
 import { type Filter, type Scalar, type Sort } from '../port.js';
-import { isPlainObject } from './bson.js';
+import { encodeKey, isPlainObject } from './bson.js';
 import { type LngLat } from './geo-index.js';
-
-export type MingoFilter = Record<string, unknown>;
 
 export interface GeoCondition {
   field: string;
@@ -18,25 +16,27 @@ export interface GeoCondition {
   radius: number;
 }
 
-export interface FilterPlan {
-  /** Stems of the top-level `$text` search; null when the filter has none. */
-  textTerms: string[] | null;
-  /** `$geoWithin` conditions every match must satisfy (served as candidate sets). */
-  geo: GeoCondition[];
-  /** Top-level conjunctive `field = value` conditions (candidates for index look-ups). */
-  equalities: Array<{ field: string; values: Scalar[] }>;
-  /** Everything else, for mingo. */
-  residual: MingoFilter;
-}
+export type ComparisonOperator = '$eq' | '$ne' | '$gt' | '$gte' | '$lt' | '$lte';
 
-/** Resolves a `$geoWithin` nested under `$or`/`$nor` to the ids of the documents it matches. */
-export type GeoResolver = (condition: GeoCondition) => Set<number>;
+/**
+ * A normalised filter. Each field operator is its own node (MongoDB evaluates the operators of one
+ * field independently, also on arrays), `$all` is an `and` of `$eq`s (MongoDB's definition), and
+ * `$gte`/`$lte` null are `$eq` null (MongoDB treats null and missing alike there).
+ */
+export type Expr =
+  | { kind: 'and'; children: Expr[] }
+  | { kind: 'or'; children: Expr[] }
+  | { kind: 'nor'; children: Expr[] }
+  | { kind: 'cmp'; field: string; op: ComparisonOperator; value: Scalar }
+  | { kind: 'in'; field: string; values: Scalar[]; negated: boolean }
+  | { kind: 'exists'; field: string; present: boolean }
+  | { kind: 'text'; terms: string[] }
+  | { kind: 'geo'; condition: GeoCondition }
+  | { kind: 'const'; value: boolean };
 
 const COMPARISON_OPERATORS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte']);
 const LIST_OPERATORS = new Set(['$in', '$nin', '$all']);
 const TEXT_KEYS = new Set(['$search', '$language', '$caseSensitive', '$diacriticSensitive']);
-/** Matches no document; used for `$all: []`, which MongoDB never matches. */
-const MATCH_NOTHING: MingoFilter = { _id: { $in: [] } };
 
 function refuse(message: string): never {
   throw new UnsupportedQueryError(message);
@@ -75,6 +75,8 @@ function checkScalar(value: unknown, where: string): Scalar {
 
 /** A plain dotted field path: no operator segment, no empty segment. */
 export function checkFieldPath(path: string, where: string): void {
+  // Most paths are one plain segment; only dotted ones need splitting.
+  if (path !== '' && path.charCodeAt(0) !== 36 && !path.includes('.')) return;
   if (path === '' || path.split('.').some((segment) => segment === '' || segment.startsWith('$'))) {
     refuse(`${where}: ${display(path)} is not a plain field path.`);
   }
@@ -82,68 +84,51 @@ export function checkFieldPath(path: string, where: string): void {
 
 interface WalkState {
   textCount: number;
-  textTerms: string[] | null;
-  geo: GeoCondition[];
-  equalities: Array<{ field: string; values: Scalar[] }>;
-  resolveGeo: GeoResolver;
 }
 
-/** `conjunctive`: every match must satisfy this object; `textAllowed`: top level or directly in a top-level $and. */
+/** `textAllowed`: top level or directly in a top-level $and. */
 interface Position {
-  conjunctive: boolean;
   textAllowed: boolean;
   path: string;
 }
 
-export function planFilter(filter: Filter, resolveGeo: GeoResolver): FilterPlan {
+/** Validates `filter` and returns it as an expression (always an `and` at the root). */
+export function parseFilter(filter: Filter): Expr {
   if (!isPlainObject(filter)) refuse(`A filter must be a plain object, got ${display(filter)}.`);
-  const state: WalkState = { textCount: 0, textTerms: null, geo: [], equalities: [], resolveGeo };
-  const conjuncts = walkObject(filter, { conjunctive: true, textAllowed: true, path: 'filter' }, state, true);
-  return {
-    textTerms: state.textTerms,
-    geo: state.geo,
-    equalities: state.equalities,
-    residual: combine(conjuncts),
-  };
+  const state: WalkState = { textCount: 0 };
+  return { kind: 'and', children: walkObject(filter, { textAllowed: true, path: 'filter' }, state, true) };
 }
 
-function combine(conjuncts: MingoFilter[]): MingoFilter {
-  if (conjuncts.length === 0) return {};
-  if (conjuncts.length === 1) return conjuncts[0]!;
-  return { $and: conjuncts };
-}
-
-function walkObject(
-  filter: Record<string, unknown>,
-  position: Position,
-  state: WalkState,
-  topLevel: boolean,
-): MingoFilter[] {
-  const conjuncts: MingoFilter[] = [];
+function walkObject(filter: Record<string, unknown>, position: Position, state: WalkState, topLevel: boolean): Expr[] {
+  const conjuncts: Expr[] = [];
   for (const [key, value] of Object.entries(filter)) {
     const where = `${position.path}.${key}`;
     if (key === '$and' || key === '$or' || key === '$nor') {
       const children = checkFilterList(value, where);
       const childPosition: Position =
-        key === '$and'
-          ? { conjunctive: position.conjunctive, textAllowed: topLevel, path: where }
-          : { conjunctive: false, textAllowed: false, path: where };
-      const rewritten = children.map((child, i) =>
-        combine(walkObject(child, { ...childPosition, path: `${where}[${i}]` }, state, false)),
+        key === '$and' ? { textAllowed: topLevel, path: where } : { textAllowed: false, path: where };
+      const parsed = children.map((child, i) =>
+        andOf(walkObject(child, { ...childPosition, path: `${where}[${i}]` }, state, false)),
       );
-      // A child emptied by stripping $text matches everything; mingo needs no {} conjunct for it.
-      if (key === '$and') conjuncts.push(...rewritten.filter((child) => Object.keys(child).length > 0));
-      else conjuncts.push({ [key]: rewritten });
+      if (key === '$and') {
+        for (const child of parsed) conjuncts.push(...(child.kind === 'and' ? child.children : [child]));
+      } else {
+        conjuncts.push({ kind: key === '$or' ? 'or' : 'nor', children: parsed });
+      }
     } else if (key === '$text') {
-      walkText(value, position, state, where);
+      conjuncts.push(walkText(value, position, state, where));
     } else if (key.startsWith('$')) {
       refuse(`${where}: the operator ${key} is not supported (allowed at this level: $and, $or, $nor, $text).`);
     } else {
       checkFieldPath(key, where);
-      conjuncts.push(...walkField(key, value, position, state, where));
+      conjuncts.push(...walkField(key, value, where));
     }
   }
   return conjuncts;
+}
+
+function andOf(children: Expr[]): Expr {
+  return children.length === 1 ? children[0]! : { kind: 'and', children };
 }
 
 function checkFilterList(value: unknown, where: string): Array<Record<string, unknown>> {
@@ -155,7 +140,7 @@ function checkFilterList(value: unknown, where: string): Array<Record<string, un
   return value as Array<Record<string, unknown>>;
 }
 
-function walkText(value: unknown, position: Position, state: WalkState, where: string): void {
+function walkText(value: unknown, position: Position, state: WalkState, where: string): Expr {
   state.textCount += 1;
   // MongoDB: "Too many text expressions".
   if (state.textCount > 1) refuse('A filter may contain only one $text expression.');
@@ -184,21 +169,19 @@ function walkText(value: unknown, position: Position, state: WalkState, where: s
   if (/(?:^|[ \n\v\f\r])-+[^ \n\v\f\r-]/.test(search)) {
     refuse(`${where}.$search: negated terms (-word) are not supported by the embedded engine.`);
   }
-  state.textTerms = searchWords(search);
+  // A search of stop words only has no term, and MongoDB then matches nothing.
+  return { kind: 'text', terms: searchWords(search) };
 }
 
-function walkField(field: string, value: unknown, position: Position, state: WalkState, where: string): MingoFilter[] {
+function walkField(field: string, value: unknown, where: string): Expr[] {
   if (!isPlainObject(value)) {
     if (value instanceof RegExp) refuse(`${where}: regular expressions are not supported.`);
     if (Array.isArray(value)) refuse(`${where}: whole-array equality is not supported; use $all or $in.`);
-    const scalar = checkScalar(value, where);
-    if (position.conjunctive) state.equalities.push({ field, values: [scalar] });
-    return [{ [field]: scalar }];
+    return [{ kind: 'cmp', field, op: '$eq', value: checkScalar(value, where) }];
   }
   const operators = Object.keys(value);
   if (operators.length === 0) refuse(`${where}: an empty condition (embedded-document equality) is not supported.`);
-  const conjuncts: MingoFilter[] = [];
-  const rest: Record<string, unknown> = {};
+  const conjuncts: Expr[] = [];
   for (const operator of operators) {
     const argument = value[operator];
     const at = `${where}.${operator}`;
@@ -207,38 +190,30 @@ function walkField(field: string, value: unknown, position: Position, state: Wal
     }
     if (COMPARISON_OPERATORS.has(operator)) {
       const scalar = checkScalar(argument, at);
-      if (operator === '$eq' && position.conjunctive) state.equalities.push({ field, values: [scalar] });
-      if (scalar === null && (operator === '$gte' || operator === '$lte')) {
-        // MongoDB treats null and missing alike for $eq/$gte/$lte (ComparisonMatchExpression);
-        // mingo does not for $gte/$lte, and within the null bracket both mean $eq.
-        conjuncts.push({ [field]: { $eq: null } });
-      } else {
-        rest[operator] = scalar;
-      }
+      // MongoDB treats null and missing alike for $eq/$gte/$lte (ComparisonMatchExpression); within
+      // the null bracket both bounds mean $eq.
+      const op = scalar === null && (operator === '$gte' || operator === '$lte') ? '$eq' : (operator as ComparisonOperator);
+      conjuncts.push({ kind: 'cmp', field, op, value: scalar });
     } else if (LIST_OPERATORS.has(operator)) {
       if (!Array.isArray(argument)) refuse(`${at} needs an array.`);
       const values = argument.map((element, i) => checkScalar(element, `${at}[${i}]`));
       if (operator === '$all') {
         // MongoDB defines $all as an $and of equalities (so it also matches a scalar field), and
-        // an empty $all matches nothing; mingo differs on both, hence the rewrite.
-        if (values.length === 0) conjuncts.push(MATCH_NOTHING);
-        for (const element of values) conjuncts.push({ [field]: { $eq: element } });
+        // an empty $all matches nothing.
+        if (values.length === 0) conjuncts.push({ kind: 'const', value: false });
+        for (const element of values) conjuncts.push({ kind: 'cmp', field, op: '$eq', value: element });
       } else {
-        if (operator === '$in' && position.conjunctive) state.equalities.push({ field, values });
-        rest[operator] = values;
+        conjuncts.push({ kind: 'in', field, values, negated: operator === '$nin' });
       }
     } else if (operator === '$exists') {
       if (typeof argument !== 'boolean') refuse(`${at} needs true or false.`);
-      rest[operator] = argument;
+      conjuncts.push({ kind: 'exists', field, present: argument });
     } else if (operator === '$geoWithin') {
-      const condition = checkGeoWithin(field, argument, at);
-      if (position.conjunctive) state.geo.push(condition);
-      else conjuncts.push({ _id: { $in: [...state.resolveGeo(condition)] } });
+      conjuncts.push({ kind: 'geo', condition: checkGeoWithin(field, argument, at) });
     } else {
       refuse(`${at}: the operator ${operator} is not supported by the storage port.`);
     }
   }
-  if (Object.keys(rest).length > 0) conjuncts.unshift({ [field]: rest });
   return conjuncts;
 }
 
@@ -259,6 +234,32 @@ function checkGeoWithin(field: string, argument: unknown, where: string): GeoCon
     refuse(`${where}.$centerSphere: the radius must be a non-negative number of radians.`);
   }
   return { field, center: [lng, lat], radius };
+}
+
+/**
+ * A canonical key of an expression: equal for expressions that match the same documents by
+ * construction (same operators and values; `$in` lists as sets; `and`/`or` children as sets), so
+ * materialised results can be reused across requests that spell a clause differently.
+ */
+export function exprKey(expr: Expr): string {
+  switch (expr.kind) {
+    case 'and':
+    case 'or':
+    case 'nor':
+      return `${expr.kind}(${[...new Set(expr.children.map(exprKey))].sort().join(',')})`;
+    case 'cmp':
+      return `${JSON.stringify(expr.field)}${expr.op}${encodeKey(expr.value)}`;
+    case 'in':
+      return `${JSON.stringify(expr.field)}${expr.negated ? '$nin' : '$in'}[${[...new Set(expr.values.map(encodeKey))].sort().join(',')}]`;
+    case 'exists':
+      return `${JSON.stringify(expr.field)}$exists${expr.present}`;
+    case 'text':
+      return `$text[${[...new Set(expr.terms)].sort().join(',')}]`;
+    case 'geo':
+      return `${JSON.stringify(expr.condition.field)}$geo[${expr.condition.center.join(',')},${expr.condition.radius}]`;
+    case 'const':
+      return expr.value ? 'true' : 'false';
+  }
 }
 
 /** Sort keys must be plain field paths with direction 1 or -1 (no $meta, no duplicates). */

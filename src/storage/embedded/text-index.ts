@@ -1,5 +1,5 @@
 /**
- * An inverted index (term → document ids) over the text fields of one text index definition,
+ * An inverted index (term → document slots) over the text fields of one text index definition,
  * tokenized by src/lib/text.ts exactly like MongoDB's English text index (version 3).
  */
 import { UnsupportedQueryError } from '../../errors.js';
@@ -11,7 +11,6 @@ export class TextIndex {
   readonly name: string;
   private readonly fields: string[];
   private readonly postings = new Map<string, Set<number>>();
-  private readonly termsById = new Map<number, Set<string>>();
 
   constructor(definition: IndexDefinition) {
     const entries = Object.entries(definition.key);
@@ -44,39 +43,46 @@ export class TextIndex {
     return terms;
   }
 
-  add(id: number, doc: Record<string, unknown>): void {
+  add(slot: number, doc: Record<string, unknown>): void {
     const terms = this.termsOf(doc);
-    this.termsById.set(id, terms);
     for (const term of terms) {
-      let ids = this.postings.get(term);
-      if (ids === undefined) {
-        ids = new Set();
-        this.postings.set(term, ids);
+      let slots = this.postings.get(term);
+      if (slots === undefined) {
+        slots = new Set();
+        this.postings.set(term, slots);
       }
-      ids.add(id);
+      slots.add(slot);
     }
   }
 
-  remove(id: number): void {
-    const terms = this.termsById.get(id);
-    if (terms === undefined) return;
-    this.termsById.delete(id);
-    for (const term of terms) {
-      const ids = this.postings.get(term);
-      if (ids === undefined) continue;
-      ids.delete(id);
-      if (ids.size === 0) this.postings.delete(term);
+  /** Removes the entries `doc` (as stored in `slot`) contributed; re-tokenizing is cheaper than remembering every document's terms. */
+  remove(slot: number, doc: Record<string, unknown>): void {
+    for (const term of this.termsOf(doc)) {
+      const slots = this.postings.get(term);
+      if (slots === undefined) continue;
+      slots.delete(slot);
+      if (slots.size === 0) this.postings.delete(term);
     }
   }
 
-  /** MongoDB's `$text` without phrases or negations: documents holding ANY of the terms. */
-  matchAny(terms: Iterable<string>): Set<number> {
-    const result = new Set<number>();
-    for (const term of terms) {
-      const ids = this.postings.get(term);
-      if (ids !== undefined) for (const id of ids) result.add(id);
+  /** Upper bound of the documents holding any of the terms. */
+  estimateAny(terms: readonly string[]): number {
+    let total = 0;
+    for (const term of new Set(terms)) total += this.postings.get(term)?.size ?? 0;
+    return total;
+  }
+
+  /** MongoDB's `$text` without phrases or negations: appends the documents holding ANY of the terms (a slot may repeat). */
+  collectAny(terms: readonly string[], out: number[]): void {
+    for (const term of new Set(terms)) {
+      const slots = this.postings.get(term);
+      if (slots !== undefined) for (const slot of slots) out.push(slot);
     }
-    return result;
+  }
+
+  hasAny(slot: number, terms: readonly string[]): boolean {
+    for (const term of terms) if (this.postings.get(term)?.has(slot) === true) return true;
+    return false;
   }
 }
 

@@ -1,0 +1,60 @@
+/**
+ * The benchmark's server process: generates a calendar straight into an embedded storage, starts
+ * the service on it on a free port of 127.0.0.1, and reports to the parent (bench/run.ts) over IPC:
+ * `ready` with the port and the facts requests are built from, then `rss` samples on request.
+ * A separate process so the load generator does not share the server's core.
+ */
+import { parseArgs } from 'node:util';
+import { indexes } from '../indexes/index.js';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createEmbeddedStorage } from '../src/storage/embedded/index.js';
+import { generateCalendar } from './calendar.js';
+import { type ServerMessage, type ParentMessage, sampleFacts } from './protocol.js';
+
+const { values: flags } = parseArgs({
+  options: { events: { type: 'string' }, seed: { type: 'string', default: '42' }, 'utc-zones': { type: 'boolean', default: false } },
+});
+const events = Number(flags.events);
+if (!Number.isSafeInteger(events) || events <= 0) throw new Error('--events must be a positive integer');
+
+const send = (message: ServerMessage): void => {
+  process.send!(message);
+};
+
+const started = performance.now();
+const storage = createEmbeddedStorage({ indexes, reason: 'benchmark' });
+const facts = await generateCalendar(storage, { events, now: new Date(), seed: Number(flags.seed), utcZones: flags['utc-zones'] });
+const generatedMs = performance.now() - started;
+
+// The bench measures the service, not the limiter; logs off, seeding off (the store is filled above).
+const config = loadConfig({
+  SITE_TIMEZONE: 'UTC',
+  STORAGE: 'embedded',
+  SEED_ON_START: 'false',
+  LOG_LEVEL: 'silent',
+  RATE_LIMIT_READS: '0',
+  RATE_LIMIT_WRITES: '0',
+});
+const app = buildApp({ config, storage, logger: false });
+await app.listen({ host: '127.0.0.1', port: 0 });
+const address = app.server.address();
+if (address === null || typeof address === 'string') throw new Error('The server has no TCP address.');
+
+let peakRss = process.memoryUsage().rss;
+setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}, 50).unref();
+
+process.on('message', (message: ParentMessage) => {
+  if (message.type === 'rss') {
+    const rss = process.memoryUsage().rss;
+    send({ type: 'rss', peak: Math.max(peakRss, rss), current: rss });
+    // Each scenario reports its own peak.
+    peakRss = rss;
+  } else if (message.type === 'stop') {
+    void app.close().then(() => process.exit(0));
+  }
+});
+
+send({ type: 'ready', port: address.port, generatedMs, rss: process.memoryUsage().rss, facts: sampleFacts(facts) });

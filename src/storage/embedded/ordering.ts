@@ -1,0 +1,226 @@
+/**
+ * Sorting and paging of a match set. When a sorted index orders by the sort key (and `_id` breaks
+ * ties), the page is read by walking that index in order — merging its runs when the key comes
+ * after a leading field — and stops as soon as the page is full; otherwise the matches are ranked
+ * by MongoDB's sort rules, keeping only the first skip+limit when that is a small part of them.
+ */
+import { type Scalar, type Sort } from '../port.js';
+import { compareValues, keyValuesAt, typeRank } from './bson.js';
+import { type MatchSet, type Restriction } from './planner.js';
+import { type StoredDoc } from './predicate.js';
+import { BracketEdge, type IndexCursor, type SortedIndex } from './sorted-index.js';
+
+export interface OrderingHost {
+  readonly docs: ReadonlyArray<StoredDoc | undefined>;
+  readonly sortedIndexes: readonly SortedIndex[];
+}
+
+export interface PageRequest {
+  sort: Sort;
+  skip: number;
+  /** 0: no limit. */
+  limit: number;
+}
+
+/** Leading values enumerated for a merge when the filter does not pin the leading field. */
+const MAX_MERGE_RUNS = 64;
+const COST = { step: 25, key: 30, compare: 25 } as const;
+
+/** The slots of the requested page, in order. */
+export function pageSlots(host: OrderingHost, matches: MatchSet, request: PageRequest, restrictions: readonly Restriction[]): number[] {
+  const { sort, skip, limit } = request;
+  const end = limit === 0 ? Infinity : skip + limit;
+  if (matches.size === 0 || skip >= matches.size) return [];
+  if (sort.length === 0) {
+    const out: number[] = [];
+    let position = 0;
+    matches.forEach((slot) => {
+      if (position++ >= skip) out.push(slot);
+      return position < end;
+    });
+    return out;
+  }
+  const wanted = Math.min(end, matches.size);
+  const walk = orderedWalk(host, sort, restrictions);
+  const rankCost = matches.size * COST.key + matches.size * Math.log2(Math.min(wanted, matches.size) + 1) * COST.compare;
+  if (walk !== null) {
+    // Matches are spread over the walked entries: reaching the last wanted one takes about this many
+    // steps, each dearer the more runs are merged.
+    const steps = Math.min(walk.universe, (wanted * walk.universe) / matches.size);
+    if (steps * COST.step * Math.sqrt(walk.runs.length) <= rankCost) return walk.read(matches, skip, wanted);
+  }
+  return rankSlots(host.docs, matches, sort, skip, wanted);
+}
+
+/** MongoDB's sort key of a document: per key, an array's smallest element ascending and largest descending. */
+function sortKey(doc: StoredDoc, field: string, direction: 1 | -1): unknown {
+  if (!field.includes('.')) {
+    const value = Object.hasOwn(doc, field) ? doc[field] : undefined;
+    if (!Array.isArray(value)) return value === undefined ? null : value;
+  }
+  const values = keyValuesAt(doc, field);
+  let chosen = values[0];
+  for (let i = 1; i < values.length; i++) {
+    const c = compareValues(values[i], chosen);
+    if (direction === 1 ? c < 0 : c > 0) chosen = values[i];
+  }
+  return chosen;
+}
+
+/** Ranks the matches by the sort keys, ties in natural (slot) order, and returns positions [skip, end). */
+function rankSlots(docs: OrderingHost['docs'], matches: MatchSet, sort: Sort, skip: number, end: number): number[] {
+  const keyed: Array<{ slot: number; keys: unknown[] }> = [];
+  matches.forEach((slot) => {
+    const doc = docs[slot]!;
+    keyed.push({ slot, keys: sort.map(([field, direction]) => sortKey(doc, field, direction)) });
+  });
+  const compare = (a: { slot: number; keys: unknown[] }, b: { slot: number; keys: unknown[] }): number => {
+    for (let i = 0; i < sort.length; i++) {
+      const c = compareValues(a.keys[i], b.keys[i]);
+      if (c !== 0) return c * sort[i]![1];
+    }
+    return a.slot - b.slot;
+  };
+  if (end * 4 >= keyed.length) return keyed.sort(compare).slice(skip, end).map((k) => k.slot);
+  // Only the first `end` matter: keep them in a max-heap of that size.
+  const heap: typeof keyed = [];
+  const up = (i: number): void => {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (compare(heap[i]!, heap[parent]!) <= 0) return;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  };
+  const down = (i: number): void => {
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let largest = i;
+      if (left < heap.length && compare(heap[left]!, heap[largest]!) > 0) largest = left;
+      if (right < heap.length && compare(heap[right]!, heap[largest]!) > 0) largest = right;
+      if (largest === i) return;
+      [heap[i], heap[largest]] = [heap[largest]!, heap[i]!];
+      i = largest;
+    }
+  };
+  for (const item of keyed) {
+    if (heap.length < end) {
+      heap.push(item);
+      up(heap.length - 1);
+    } else if (compare(item, heap[0]!) < 0) {
+      heap[0] = item;
+      down(0);
+    }
+  }
+  return heap.sort(compare).slice(skip).map((k) => k.slot);
+}
+
+interface Walk {
+  runs: Array<readonly [from: number, to: number]>;
+  universe: number;
+  read(matches: MatchSet, skip: number, end: number): number[];
+}
+
+/**
+ * An ordered walk serving `sort`: an index whose key has the sort field at position j, followed by
+ * nothing or by `_id` (ties are broken by _id inside every index), the sort field holding no array
+ * (MongoDB sorts arrays by their smallest/largest element), and the fields before it pinned to a
+ * few values (runs merged in key order).
+ */
+function orderedWalk(host: OrderingHost, sort: Sort, restrictions: readonly Restriction[]): Walk | null {
+  const [first, second] = sort;
+  if (first === undefined || sort.length > 2) return null;
+  const [field, direction] = first;
+  if (field === '_id' || field.includes('.')) return null;
+  // Without an _id tie-break, ties keep natural order, which no index order reproduces.
+  if (second === undefined || second[0] !== '_id' || second[1] !== direction) return null;
+
+  // Choose by the entries each candidate holds (no seeks), then narrow only the chosen one's runs.
+  let best: { index: SortedIndex; j: number; prefixes: unknown[][]; entries: number } | null = null;
+  for (const index of host.sortedIndexes) {
+    const j = index.fields.indexOf(field);
+    if (j < 0 || j > 1 || index.arrayDocs[j] !== 0) continue;
+    const rest = index.fields.slice(j + 1);
+    if (!(rest.length === 0 || (rest.length === 1 && rest[0] === '_id'))) continue;
+    let prefixes: unknown[][] = [[]];
+    let entries = index.size;
+    if (j === 1) {
+      const leading = index.fields[0]!;
+      const pinned = restrictions.find((r): r is { field: string; values: Scalar[] } => r.field === leading && 'values' in r);
+      if (pinned !== undefined) {
+        prefixes = dedupe(pinned.values).map((value) => [value]);
+        entries = prefixes.reduce((sum, [value]) => sum + index.leadingCount(value), 0);
+      } else if (index.distinctLeading <= MAX_MERGE_RUNS) {
+        prefixes = index.leadingValues().map((value) => [value]);
+      } else continue;
+    }
+    if (best === null || entries < best.entries) best = { index, j, prefixes, entries };
+  }
+  if (best === null) return null;
+  const { index, j, prefixes } = best;
+  const runs = prefixes.map((prefix) => spanOf(index, prefix, field, restrictions));
+  const universe = runs.reduce((sum, [from, to]) => sum + Math.max(0, to - from), 0);
+  return { runs, universe, read: (matches, skip, end) => readRuns(index, j, runs, direction, matches, skip, end) };
+}
+
+function dedupe(values: readonly Scalar[]): Scalar[] {
+  const out: Scalar[] = [];
+  for (const value of values) if (!out.some((seen) => typeRank(seen) === typeRank(value) && compareValues(seen, value) === 0)) out.push(value);
+  return out;
+}
+
+/** The positions of one run, narrowed by the range restrictions on the sort field. */
+function spanOf(index: SortedIndex, prefix: unknown[], field: string, restrictions: readonly Restriction[]): readonly [number, number] {
+  let from = index.seek(prefix, false);
+  let to = index.seek(prefix, true);
+  for (const r of restrictions) {
+    if (r.field !== field || 'values' in r) continue;
+    // Every match lies in the restriction's type bracket, so the bracket edges bound the run too.
+    const rank = typeRank(r.value);
+    if (r.op === '$gt' || r.op === '$gte') {
+      from = Math.max(from, index.seek([...prefix, r.value], r.op === '$gt'));
+      to = Math.min(to, index.seek([...prefix, new BracketEdge(rank, 'max')], false));
+    } else {
+      to = Math.min(to, index.seek([...prefix, r.value], r.op === '$lte'));
+      from = Math.max(from, index.seek([...prefix, new BracketEdge(rank, 'min')], false));
+    }
+  }
+  return [from, Math.max(from, to)];
+}
+
+function readRuns(
+  index: SortedIndex,
+  component: number,
+  runs: ReadonlyArray<readonly [number, number]>,
+  direction: 1 | -1,
+  matches: MatchSet,
+  skip: number,
+  end: number,
+): number[] {
+  const cursors: IndexCursor[] = runs.map(([from, to]) => index.cursor(from, to, direction, component)).filter((c) => !c.done);
+  const out: number[] = [];
+  let position = 0;
+  let lastId: number | null = null;
+  while (cursors.length > 0 && position < end) {
+    let pick = 0;
+    for (let i = 1; i < cursors.length; i++) {
+      const a = cursors[i]!;
+      const b = cursors[pick]!;
+      // Values of one type bracket compare as numbers (Dates by time); NaN keys need the full order.
+      let c = a.key === a.key && b.key === b.key && typeof a.value === typeof b.value ? a.key - b.key : compareValues(a.value, b.value);
+      if (c === 0) c = a.id - b.id;
+      if (direction === 1 ? c < 0 : c > 0) pick = i;
+    }
+    const cursor = cursors[pick]!;
+    // A multikey leading field puts one document in several runs, always at the same (key, _id).
+    if (cursor.id !== lastId && matches.has(cursor.slot)) {
+      if (position >= skip) out.push(cursor.slot);
+      position += 1;
+    }
+    lastId = cursor.id;
+    cursor.next();
+    if (cursor.done) cursors.splice(pick, 1);
+  }
+  return out;
+}

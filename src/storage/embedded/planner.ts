@@ -1,0 +1,747 @@
+/**
+ * Query planning for the embedded engine. A filter (normalised by filter.ts) is a conjunction of
+ * clauses; each clause gets an access path from the collection's indexes (equality and `$in` on an
+ * index's leading field, ranges by binary search, skip scans over a small leading field, `_id`
+ * look-ups, the text and 2dsphere indexes) or is only testable per document. The planner then
+ * either walks the cheapest access path and tests the other clauses on each candidate ("walk"),
+ * or intersects the clauses' bitsets ("bits"), whichever its cost model says is cheaper; clause
+ * bitsets come from the clause cache when the clause recurs, so totals of broad lists cost a few
+ * word-wise ANDs instead of a pass over every match.
+ */
+import { type Scalar } from '../port.js';
+import { Bitset } from './bitset.js';
+import { compareValues, typeRank } from './bson.js';
+import { type CachedClause, type ClauseCache } from './clause-cache.js';
+import { exprKey, type Expr } from './filter.js';
+import { type GeoIndex } from './geo-index.js';
+import { compilePredicate, type Predicate, type PredicateContext, type StoredDoc } from './predicate.js';
+import { BracketEdge, type ProbeValue, type SortedIndex } from './sorted-index.js';
+import { type TextIndex } from './text-index.js';
+import { type ValuePostings } from './value-postings.js';
+
+/** What the planner reads from its collection. */
+export interface PlannerHost {
+  readonly docs: ReadonlyArray<StoredDoc | undefined>;
+  readonly live: Bitset;
+  readonly liveCount: number;
+  slotOfId(id: number): number | undefined;
+  readonly sortedIndexes: readonly SortedIndex[];
+  readonly textIndex: TextIndex | null;
+  geoIndexFor(field: string): GeoIndex | undefined;
+  readonly predicateContext: PredicateContext;
+  readonly cache: ClauseCache;
+  /** Postings of an unindexed top-level field, if built. */
+  postings(field: string): ValuePostings | undefined;
+  /** Builds (one pass) and keeps the postings of an unindexed top-level field. */
+  buildPostings(field: string): ValuePostings;
+}
+
+/**
+ * Relative costs (roughly nanoseconds on the target machine), only their ratios matter: visiting
+ * an index entry, testing a bit, one word of a bitset operation, evaluating a compiled clause, and
+ * reaching a document at all (a few cache misses once the collection outgrows the CPU caches).
+ */
+const COST = { entry: 4, bit: 2, word: 1.5, clause: 10, doc: 150, mingo: 400, text: 40, geo: 150, seek: 800 } as const;
+/** A skip scan (one range per distinct leading value) is used up to this many leading values. */
+const MAX_SKIP_SCAN = 32;
+
+/** The documents a filter matches: a bitset or an ascending list of slots. */
+export class MatchSet {
+  private membership: Bitset | null;
+
+  private constructor(
+    readonly bits: Bitset | null,
+    readonly slots: readonly number[] | null,
+    readonly size: number,
+  ) {
+    this.membership = bits;
+  }
+
+  static ofBits(bits: Bitset, size: number): MatchSet {
+    return new MatchSet(bits, null, size);
+  }
+
+  /** `slots` must be ascending and unique. */
+  static ofSlots(slots: readonly number[]): MatchSet {
+    return new MatchSet(null, slots, slots.length);
+  }
+
+  has(slot: number): boolean {
+    return this.asBits().has(slot);
+  }
+
+  /** The matches as a bitset (built once for a slot list); do not mutate. */
+  asBits(): Bitset {
+    if (this.membership === null) {
+      const bits = new Bitset();
+      for (const s of this.slots!) bits.add(s);
+      this.membership = bits;
+    }
+    return this.membership;
+  }
+
+  /** Ascending slot order (natural order). */
+  forEach(visit: (slot: number) => boolean | void): void {
+    if (this.bits !== null) {
+      this.bits.forEach(visit);
+      return;
+    }
+    for (const slot of this.slots!) if (visit(slot) === false) return;
+  }
+
+  toArray(): number[] {
+    return this.bits !== null ? this.bits.toArray() : [...this.slots!];
+  }
+}
+
+const EMPTY = MatchSet.ofSlots([]);
+
+/** One range of index positions to visit. */
+type Span = readonly [from: number, to: number];
+
+/** A clause with the ways to evaluate it. */
+interface Access {
+  expr: Expr;
+  key: string;
+  predicate: Predicate;
+  /** Cost of testing one document (a bit test when cached). */
+  testCost: number;
+  /** Upper bound of the matching documents. */
+  estimate: number;
+  /** The matching slots (repeats allowed); null when only a full scan can find them. */
+  slots: (() => number[]) | null;
+  slotsCost: number;
+  cached: CachedClause | null;
+  /** Cost of producing its exact bitset now; `materialize` returns it (shared: do not mutate). */
+  materializeCost: number;
+  materialize(): { bits: Bitset; shared: boolean };
+}
+
+interface Plan {
+  estimate: number;
+  cost: number;
+  run(): MatchSet;
+}
+
+/** An index access path: positions in one sorted index, the text index, or a known slot list. */
+interface IndexPath {
+  estimate: number;
+  slots(): number[];
+  slotsCost: number;
+  toBits(): Bitset;
+  /** For range clauses: the family their bitsets are derived in. */
+  family?: { cost: number; materialize(key: string, predicate: Predicate): Bitset };
+}
+
+export type Restriction = { field: string; values: Scalar[] } | { field: string; op: RangeOp; value: Scalar };
+
+function predicateCost(expr: Expr): number {
+  switch (expr.kind) {
+    case 'and':
+    case 'or':
+    case 'nor':
+      return expr.children.reduce((sum, child) => sum + predicateCost(child), 1);
+    case 'cmp':
+    case 'exists':
+      return expr.field.includes('.') ? COST.mingo : COST.clause;
+    case 'in':
+      return expr.field.includes('.') ? COST.mingo : COST.clause + 2 * Math.min(expr.values.length, 16);
+    case 'text':
+      return COST.text;
+    case 'geo':
+      return COST.geo;
+    case 'const':
+      return 1;
+  }
+}
+
+/** Whether an index can look a value up: non-null and not NaN (MongoDB's null and NaN rules need the matcher). */
+function indexableValue(value: Scalar): boolean {
+  if (value === null) return false;
+  if (typeof value === 'number') return !Number.isNaN(value);
+  return true;
+}
+
+type Probe = { values: ProbeValue[]; after: boolean };
+
+/** Probe for the lowest value of `value`'s type bracket that a range can match (NaN and invalid Dates excluded). */
+function bracketLow(value: Scalar): Probe {
+  if (typeof value === 'number') return { values: [Number.NaN], after: true };
+  if (value instanceof Date) return { values: [new Date(Number.NaN)], after: true };
+  return { values: [new BracketEdge(typeRank(value), 'min')], after: false };
+}
+
+function bracketHigh(value: Scalar): Probe {
+  return { values: [new BracketEdge(typeRank(value), 'max')], after: false };
+}
+
+type RangeOp = '$gt' | '$gte' | '$lt' | '$lte';
+
+function rangeProbes(op: RangeOp, value: Scalar): { lo: Probe; hi: Probe } {
+  switch (op) {
+    case '$gt':
+      return { lo: { values: [value], after: true }, hi: bracketHigh(value) };
+    case '$gte':
+      return { lo: { values: [value], after: false }, hi: bracketHigh(value) };
+    case '$lt':
+      return { lo: bracketLow(value), hi: { values: [value], after: false } };
+    case '$lte':
+      return { lo: bracketLow(value), hi: { values: [value], after: true } };
+  }
+}
+
+function spanSize(spans: readonly Span[]): number {
+  let total = 0;
+  for (const [from, to] of spans) if (to > from) total += to - from;
+  return total;
+}
+
+/** Scratch bitsets kept for reuse between evaluations (each is slots/8 bytes). */
+const MAX_SPARE_SCRATCH = 8;
+
+export class Planner {
+  /** Scratch bitsets handed out during the current evaluation, and spare ones to reuse. */
+  private readonly inUse: Bitset[] = [];
+  private readonly spare: Bitset[] = [];
+  private depth = 0;
+
+  constructor(private readonly host: PlannerHost) {}
+
+  /**
+   * Runs `read` (which evaluates filters and consumes their MatchSets) and then takes back the
+   * scratch bitsets it used. Fresh 125 KB bitsets per request at a million documents would be
+   * garbage the collector has to chase through a multi-gigabyte heap.
+   */
+  scoped<T>(read: () => T): T {
+    this.depth += 1;
+    try {
+      return read();
+    } finally {
+      this.depth -= 1;
+      // A nested scope leaves the outer evaluation's scratch alone.
+      if (this.depth === 0) {
+        for (const bits of this.inUse) if (this.spare.length < MAX_SPARE_SCRATCH) this.spare.push(bits);
+        this.inUse.length = 0;
+      }
+    }
+  }
+
+  /** A bitset for this evaluation only: never cache it or keep it past `scoped`. */
+  private scratch(from?: Bitset): Bitset {
+    let bits: Bitset | undefined;
+    while (bits === undefined && this.spare.length > 0) {
+      const candidate = this.spare.pop()!;
+      if (candidate.words.length >= this.words) bits = candidate;
+    }
+    if (bits === undefined) bits = this.emptyBits();
+    else if (from === undefined) bits.clear();
+    if (from !== undefined) bits.copyFrom(from);
+    this.inUse.push(bits);
+    return bits;
+  }
+
+  private get words(): number {
+    return this.host.live.words.length;
+  }
+
+  private emptyBits(): Bitset {
+    return new Bitset(new Uint32Array(this.words));
+  }
+
+  /** The documents matching an expression (the root of parseFilter). */
+  evaluate(expr: Expr): MatchSet {
+    return this.planConjunction(expr.kind === 'and' ? expr.children : [expr]).run();
+  }
+
+  /** Field restrictions every match satisfies (for choosing ordered walks). */
+  restrictions(expr: Expr): Restriction[] {
+    const out: Restriction[] = [];
+    for (const child of expr.kind === 'and' ? expr.children : [expr]) {
+      const restriction = restrictionOf(child);
+      if (restriction !== undefined) out.push(restriction);
+    }
+    return out;
+  }
+
+  // -------------------------------------------------------------------------
+  // Conjunctions
+  // -------------------------------------------------------------------------
+
+  private planConjunction(conjuncts: readonly Expr[]): Plan {
+    const host = this.host;
+    const clauses = conjuncts.filter((c) => !(c.kind === 'const' && c.value));
+    if (clauses.some((c) => c.kind === 'const')) return { estimate: 0, cost: 0, run: () => EMPTY };
+    if (clauses.length === 0) {
+      return { estimate: host.liveCount, cost: 0, run: () => MatchSet.ofBits(host.live, host.liveCount) };
+    }
+    const accesses = clauses.map((clause) => this.access(clause));
+    const estimate = Math.min(host.liveCount, ...accesses.map((a) => a.estimate));
+    if (estimate === 0) return { estimate: 0, cost: 0, run: () => EMPTY };
+    if (accesses.length === 1 && accesses[0]!.cached !== null) {
+      const cached = accesses[0]!.cached;
+      return { estimate, cost: 0, run: () => MatchSet.ofBits(cached.bits, cached.count) };
+    }
+
+    const options: Plan[] = [];
+    // Walk: the cheapest slot list; each other clause is tested per candidate, by its predicate or,
+    // when materialising it costs less than testing every candidate, by its bitset.
+    for (const driver of accesses) {
+      if (driver.slots === null) continue;
+      const n = driver.estimate;
+      let cost = driver.slotsCost + n * COST.entry;
+      let readsDocs = false;
+      const byBits = new Set<Access>();
+      for (const other of accesses) {
+        if (other === driver) continue;
+        const viaBits = other.materializeCost + n * COST.bit;
+        if (other.cached !== null || viaBits < n * other.testCost) {
+          byBits.add(other);
+          cost += other.cached !== null ? n * COST.bit : viaBits;
+        } else {
+          readsDocs = true;
+          cost += n * other.testCost;
+        }
+      }
+      if (readsDocs) cost += n * COST.doc;
+      options.push({ estimate, cost, run: () => this.runWalk(driver, accesses, byBits) });
+    }
+    // Bits: every clause's bitset, ANDed, then one popcount.
+    const bitsCost = accesses.reduce((sum, a) => sum + a.materializeCost, 0) + (accesses.length + 1) * this.words * COST.word;
+    options.push({ estimate, cost: bitsCost, run: () => this.runBits(accesses) });
+    // Scan: every document against every clause.
+    const scanCost = host.liveCount * (accesses.reduce((sum, a) => sum + a.testCost, 0) + COST.entry + COST.doc);
+    options.push({ estimate, cost: scanCost, run: () => this.runScan(accesses) });
+    return options.reduce((best, option) => (option.cost < best.cost ? option : best));
+  }
+
+  private runWalk(driver: Access, accesses: readonly Access[], byBits: ReadonlySet<Access>): MatchSet {
+    const docs = this.host.docs;
+    const others = accesses.filter((a) => a !== driver).sort((a, b) => a.testCost - b.testCost);
+    const bitTests = others.filter((a) => byBits.has(a)).map((a) => a.materialize().bits);
+    const predicates = others.filter((a) => !byBits.has(a)).map((a) => a.predicate);
+    const candidates = driver.slots!();
+    const found: number[] = [];
+    candidates: for (let i = 0; i < candidates.length; i++) {
+      const slot = candidates[i]!;
+      for (let b = 0; b < bitTests.length; b++) if (!bitTests[b]!.has(slot)) continue candidates;
+      if (predicates.length > 0) {
+        const doc = docs[slot];
+        if (doc === undefined) continue;
+        for (let p = 0; p < predicates.length; p++) if (!predicates[p]!(doc, slot)) continue candidates;
+      }
+      found.push(slot);
+    }
+    return MatchSet.ofSlots(sortedUnique(found));
+  }
+
+  private runBits(accesses: readonly Access[]): MatchSet {
+    const ordered = [...accesses].sort((a, b) => a.estimate - b.estimate);
+    const first = ordered[0]!.materialize();
+    const result = first.shared ? this.scratch(first.bits) : first.bits;
+    for (let i = 1; i < ordered.length; i++) result.and(ordered[i]!.materialize().bits);
+    return MatchSet.ofBits(result, result.count());
+  }
+
+  private runScan(accesses: readonly Access[]): MatchSet {
+    const docs = this.host.docs;
+    const predicates = [...accesses].sort((a, b) => a.testCost - b.testCost).map((a) => a.predicate);
+    const found: number[] = [];
+    this.host.live.forEach((slot) => {
+      const doc = docs[slot]!;
+      for (let p = 0; p < predicates.length; p++) if (!predicates[p]!(doc, slot)) return;
+      found.push(slot);
+    });
+    return MatchSet.ofSlots(found);
+  }
+
+  // -------------------------------------------------------------------------
+  // Access paths
+  // -------------------------------------------------------------------------
+
+  private access(expr: Expr): Access {
+    const cache = this.host.cache;
+    const key = exprKey(expr);
+    const predicate = compilePredicate(expr, this.host.predicateContext);
+    const cached = cache.get(key) ?? null;
+    if (cached !== null) {
+      return {
+        expr,
+        key,
+        predicate,
+        cached,
+        testCost: COST.bit,
+        estimate: cached.count,
+        slots: () => cached.bits.toArray(),
+        slotsCost: this.words * COST.word + cached.count * COST.entry,
+        materializeCost: 0,
+        materialize: () => ({ bits: cached.bits, shared: true }),
+      };
+    }
+    const seen = cache.noteSeen(key);
+    const testCost = predicateCost(expr);
+    // Materialising pays off only when the clause recurs: its cost is spread over its sightings,
+    // and the bitset is kept once a clause has been seen twice.
+    const amortise = (cost: number): number => cost / Math.min(seen, 64);
+    const keep = (bits: Bitset): { bits: Bitset; shared: boolean } => {
+      if (seen < 2) return { bits, shared: false };
+      cache.put(key, bits, predicate);
+      return { bits, shared: true };
+    };
+    const base = { expr, key, predicate, cached, testCost };
+
+    const path = this.indexPath(expr);
+    if (path !== null) {
+      const family = path.family;
+      if (family !== undefined) {
+        return { ...base, estimate: path.estimate, slots: path.slots, slotsCost: path.slotsCost, materializeCost: family.cost, materialize: () => ({ bits: family.materialize(key, predicate), shared: true }) };
+      }
+      return {
+        ...base,
+        estimate: path.estimate,
+        slots: path.slots,
+        slotsCost: path.slotsCost,
+        materializeCost: amortise(path.slotsCost + this.words * COST.word),
+        materialize: () => keep(path.toBits()),
+      };
+    }
+    if (expr.kind === 'or' || expr.kind === 'nor') return this.logicalAccess(expr, base, keep, seen >= 2);
+    const scanCost = this.host.liveCount * (testCost + COST.entry + COST.doc);
+    const postable =
+      (expr.kind === 'cmp' && expr.op === '$eq' && indexableValue(expr.value)) ||
+      (expr.kind === 'in' && !expr.negated && expr.values.every(indexableValue));
+    if (postable && !expr.field.includes('.') && expr.field !== '_id') {
+      // One pass builds the postings of every value of the field; later clauses on it are look-ups.
+      const field = expr.field;
+      const values = expr.kind === 'cmp' ? [expr.value] : expr.values;
+      return {
+        ...base,
+        estimate: this.host.liveCount,
+        slots: null,
+        slotsCost: scanCost,
+        materializeCost: amortise(scanCost),
+        materialize: () => keep(this.postingsPath(this.host.buildPostings(field), values).toBits()),
+      };
+    }
+    return {
+      ...base,
+      estimate: this.host.liveCount,
+      slots: null,
+      slotsCost: scanCost,
+      materializeCost: amortise(scanCost),
+      materialize: () => keep(this.scanBits(predicate)),
+    };
+  }
+
+  private scanBits(predicate: Predicate): Bitset {
+    const docs = this.host.docs;
+    const bits = this.emptyBits();
+    this.host.live.forEach((slot) => {
+      if (predicate(docs[slot]!, slot)) bits.add(slot);
+    });
+    return bits;
+  }
+
+  private logicalAccess(
+    expr: Extract<Expr, { kind: 'or' | 'nor' }>,
+    base: Pick<Access, 'expr' | 'key' | 'predicate' | 'cached' | 'testCost'>,
+    keep: (bits: Bitset) => { bits: Bitset; shared: boolean },
+    kept: boolean,
+  ): Access {
+    const plans = expr.children.map((child) => this.planConjunction(child.kind === 'and' ? child.children : [child]));
+    const childCost = plans.reduce((sum, plan) => sum + plan.cost, 0);
+    const union = (): Bitset => {
+      // A clause seen once (an $or holding the clock) is not cached: its union can be scratch.
+      const bits = kept ? this.emptyBits() : this.scratch();
+      for (const plan of plans) {
+        const matches = plan.run();
+        if (matches.bits !== null) bits.or(matches.bits);
+        else for (const slot of matches.slots!) bits.add(slot);
+      }
+      return bits;
+    };
+    if (expr.kind === 'nor') {
+      return {
+        ...base,
+        estimate: this.host.liveCount,
+        slots: null,
+        slotsCost: Infinity,
+        materializeCost: childCost + 2 * this.words * COST.word,
+        materialize: () => keep(this.host.live.copy().andNot(union())),
+      };
+    }
+    const estimate = Math.min(this.host.liveCount, plans.reduce((sum, plan) => sum + plan.estimate, 0));
+    return {
+      ...base,
+      estimate,
+      slots: () => {
+        const out: number[] = [];
+        for (const plan of plans) plan.run().forEach((slot) => void out.push(slot));
+        return out;
+      },
+      slotsCost: childCost + estimate * COST.entry,
+      materializeCost: childCost + this.words * COST.word,
+      materialize: () => keep(union()),
+    };
+  }
+
+  /** An index access path for a clause, or null when none applies. */
+  private indexPath(expr: Expr): IndexPath | null {
+    const host = this.host;
+    const ofSlots = (slots: number[]): IndexPath => ({
+      estimate: slots.length,
+      slots: () => slots,
+      slotsCost: slots.length * COST.entry,
+      toBits: () => {
+        const bits = this.emptyBits();
+        for (const slot of slots) bits.add(slot);
+        return bits;
+      },
+    });
+
+    if (expr.kind === 'text') {
+      const index = host.textIndex;
+      // Collections without a text index were refused before planning.
+      if (index === null) return null;
+      const estimate = index.estimateAny(expr.terms);
+      const slots = (): number[] => {
+        const out: number[] = [];
+        index.collectAny(expr.terms, out);
+        return out;
+      };
+      return {
+        estimate,
+        slots,
+        slotsCost: estimate * COST.entry * 2,
+        toBits: () => {
+          const bits = this.emptyBits();
+          for (const slot of slots()) bits.add(slot);
+          return bits;
+        },
+      };
+    }
+    if (expr.kind === 'geo') {
+      const index = host.geoIndexFor(expr.condition.field);
+      if (index === undefined) return null;
+      return ofSlots([...index.within(expr.condition.center, expr.condition.radius)]);
+    }
+    if (expr.kind !== 'cmp' && expr.kind !== 'in') return null;
+    if (expr.field === '_id') {
+      const values = expr.kind === 'cmp' && expr.op === '$eq' ? [expr.value] : expr.kind === 'in' && !expr.negated ? expr.values : null;
+      if (values === null) return null;
+      const slots: number[] = [];
+      for (const value of values) {
+        const slot = typeof value === 'number' ? host.slotOfId(value) : undefined;
+        if (slot !== undefined) slots.push(slot);
+      }
+      return ofSlots(slots);
+    }
+    if (expr.field.includes('.')) return null;
+
+    let values: Scalar[] | null = null;
+    let range: { op: RangeOp; value: Scalar } | null = null;
+    if (expr.kind === 'cmp' && expr.op === '$eq' && indexableValue(expr.value)) values = [expr.value];
+    else if (expr.kind === 'in' && !expr.negated && expr.values.every(indexableValue)) values = expr.values;
+    else if (expr.kind === 'cmp' && expr.op !== '$eq' && expr.op !== '$ne' && indexableValue(expr.value)) {
+      range = { op: expr.op, value: expr.value };
+    } else return null;
+
+    const choice = this.indexFor(expr.field);
+    if (choice === null) {
+      const postings = values === null ? undefined : host.postings(expr.field);
+      return postings === undefined ? null : this.postingsPath(postings, values!);
+    }
+    const { index, prefixes } = choice;
+    const seek = (prefix: unknown[], probe: Probe) => index.seek([...prefix, ...probe.values], probe.after);
+    const spans: Span[] = [];
+    for (const prefix of prefixes) {
+      if (values !== null) {
+        for (const value of values) spans.push([seek(prefix, { values: [value], after: false }), seek(prefix, { values: [value], after: true })]);
+      } else {
+        const { lo, hi } = rangeProbes(range!.op, range!.value);
+        spans.push([seek(prefix, lo), seek(prefix, hi)]);
+      }
+    }
+    const estimate = spanSize(spans);
+    const slots = (): number[] => {
+      const out: number[] = [];
+      for (const [from, to] of spans) index.collect(from, to, out);
+      return out;
+    };
+    // Each document has exactly one entry when no key field holds an array: the complement of the
+    // spans is then exactly the non-matching documents, cheaper to clear when it is the smaller part.
+    const singleEntry = index.arrayDocs.every((count) => count === 0);
+    const toBits = (): Bitset => {
+      if (singleEntry && estimate > index.size / 2) {
+        const bits = host.live.copy();
+        let position = 0;
+        for (const [from, to] of [...spans].sort((a, b) => a[0] - b[0])) {
+          index.mark(position, from, bits, false);
+          position = Math.max(position, to);
+        }
+        index.mark(position, index.size, bits, false);
+        return bits;
+      }
+      const bits = this.emptyBits();
+      for (const [from, to] of spans) index.mark(from, to, bits, true);
+      return bits;
+    };
+    const path: IndexPath = { estimate, slots, slotsCost: spans.length * 2 * COST.seek + estimate * COST.entry, toBits };
+    if (range === null) return path;
+    return { ...path, family: this.rangeFamily(index, prefixes, expr.field, range, estimate, toBits) };
+  }
+
+  private postingsPath(postings: ValuePostings, values: readonly Scalar[]): IndexPath {
+    const found = [...new Set(values.map((value) => postings.lookup(value)))].filter((p) => p !== undefined);
+    const estimate = found.reduce((sum, posting) => sum + posting.size, 0);
+    return {
+      estimate,
+      slots: () => (found.length === 1 ? found[0]!.slots() : found.flatMap((posting) => posting.slots())),
+      slotsCost: estimate * COST.entry,
+      toBits: () => {
+        const bits = this.emptyBits();
+        for (const posting of found) bits.or(posting.toBits(this.words));
+        return bits;
+      },
+    };
+  }
+
+  /**
+   * Range clauses of one field, direction and type bracket form a family: a new bound is derived
+   * from the nearest cached member by re-testing only the documents between the two bounds.
+   */
+  private rangeFamily(
+    index: SortedIndex,
+    prefixes: unknown[][],
+    field: string,
+    range: { op: RangeOp; value: Scalar },
+    estimate: number,
+    toBits: () => Bitset,
+  ): NonNullable<IndexPath['family']> {
+    const cache = this.host.cache;
+    const lower = range.op === '$gt' || range.op === '$gte';
+    const familyKey = `${index.name}|${field}|${lower ? 'lower' : 'upper'}|${typeRank(range.value)}`;
+    const members = cache.family(familyKey);
+    const bound = range.value;
+    const direct = Math.min(estimate, index.size - estimate) * COST.entry + this.words * COST.word;
+    // The nearest member by value where values have a distance (Dates, numbers), else the latest.
+    let nearest = members[members.length - 1];
+    const numeric = (value: unknown): number | null => (value instanceof Date ? value.getTime() : typeof value === 'number' ? value : null);
+    const target = numeric(bound);
+    if (target !== null) {
+      let best = Infinity;
+      for (const member of members) {
+        const at = numeric(member.bound);
+        if (at !== null && Math.abs(at - target) < best) {
+          best = Math.abs(at - target);
+          nearest = member;
+        }
+      }
+    }
+    // Each document has one entry when no key field holds an array: the bits between the two
+    // bounds' positions then flip as a block. Otherwise the documents between the bounds are re-tested.
+    const singleEntry = index.arrayDocs.every((count) => count === 0);
+    const edge = (value: unknown, op: string, prefix: unknown[]): number =>
+      lower ? index.seek([...prefix, value], op === '$gt') : index.seek([...prefix, value], op === '$lte');
+    let delta: Array<{ from: number; to: number; set: boolean }> = [];
+    let patch = Infinity;
+    if (nearest !== undefined) {
+      if (singleEntry) {
+        delta = prefixes.map((prefix) => {
+          const before = edge(nearest!.bound, nearest!.op!, prefix);
+          const after = edge(bound, range.op, prefix);
+          // Lower bounds match [edge, end): a smaller edge adds entries; upper bounds match [start, edge).
+          return before <= after ? { from: before, to: after, set: !lower } : { from: after, to: before, set: lower };
+        });
+      } else {
+        // Membership can only differ for documents with a key between the two bounds (both included).
+        const [a, b] = compareValues(nearest.bound, bound) <= 0 ? [nearest.bound, bound] : [bound, nearest.bound];
+        delta = prefixes.map((prefix) => ({ from: index.seek([...prefix, a], false), to: index.seek([...prefix, b], true), set: true }));
+      }
+      const size = delta.reduce((sum, span) => sum + Math.max(0, span.to - span.from), 0);
+      patch = size * (singleEntry ? COST.bit : COST.entry + COST.clause) + this.words * COST.word;
+    }
+    return {
+      cost: Math.min(direct, patch),
+      materialize: (key, predicate) => {
+        let bits: Bitset;
+        let count: number;
+        if (nearest !== undefined && patch < direct) {
+          cache.touch(familyKey, nearest);
+          // A bound that moves with the clock adds a member per request: reuse the evicted one's memory.
+          const recycled = cache.evictFromFull(familyKey);
+          bits = recycled !== undefined ? recycled.bits.copyFrom(nearest.bits) : nearest.bits.copy();
+          count = nearest.count;
+          if (singleEntry) {
+            for (const { from, to, set } of delta) count += (set ? 1 : -1) * index.mark(from, to, bits, set);
+          } else {
+            const docs = this.host.docs;
+            const slots: number[] = [];
+            for (const { from, to } of delta) index.collect(from, to, slots);
+            for (const slot of slots) {
+              const doc = docs[slot];
+              const match = doc !== undefined && predicate(doc, slot);
+              if (bits.has(slot) !== match) count += match ? 1 : -1;
+              bits.assign(slot, match);
+            }
+          }
+        } else {
+          bits = toBits();
+          count = bits.count();
+        }
+        cache.putInFamily(familyKey, { key, bits, count, predicate, bound, op: range.op });
+        return bits;
+      },
+    };
+  }
+
+  /**
+   * The index serving look-ups on `field`: one whose leading field it is (one prefix, the empty
+   * one), else one where it comes second after a leading field of few distinct values (a skip
+   * scan, one prefix per leading value).
+   */
+  private indexFor(field: string): { index: SortedIndex; prefixes: unknown[][] } | null {
+    let best: SortedIndex | null = null;
+    for (const index of this.host.sortedIndexes) {
+      if (index.fields[0] === field) return { index, prefixes: [[]] };
+      if (index.fields[1] === field && index.distinctLeading <= MAX_SKIP_SCAN) {
+        if (best === null || index.distinctLeading < best.distinctLeading) best = index;
+      }
+    }
+    return best === null ? null : { index: best, prefixes: best.leadingValues().map((value) => [value]) };
+  }
+}
+
+/** A field restriction every match of a clause satisfies, or undefined. */
+function restrictionOf(expr: Expr): Restriction | undefined {
+  if (expr.kind === 'cmp' && !expr.field.includes('.') && indexableValue(expr.value)) {
+    if (expr.op === '$eq') return { field: expr.field, values: [expr.value] };
+    if (expr.op !== '$ne') return { field: expr.field, op: expr.op, value: expr.value };
+  }
+  if (expr.kind === 'in' && !expr.negated && !expr.field.includes('.') && expr.values.every(indexableValue)) {
+    return { field: expr.field, values: expr.values };
+  }
+  if (expr.kind === 'or') {
+    // An $or whose every branch pins the same field to values pins it to their union.
+    let field: string | null = null;
+    const values: Scalar[] = [];
+    for (const branch of expr.children) {
+      const pins = (branch.kind === 'and' ? branch.children : [branch])
+        .map(restrictionOf)
+        .filter((r): r is { field: string; values: Scalar[] } => r !== undefined && 'values' in r);
+      const pin: { field: string; values: Scalar[] } | undefined = field === null ? pins[0] : pins.find((p) => p.field === field);
+      if (pin === undefined) return undefined;
+      field = pin.field;
+      values.push(...pin.values);
+    }
+    if (field !== null) return { field, values };
+  }
+  return undefined;
+}
+
+function sortedUnique(slots: number[]): number[] {
+  if (slots.length < 2) return slots;
+  const typed = Int32Array.from(slots).sort();
+  const out: number[] = [typed[0]!];
+  for (let i = 1; i < typed.length; i++) if (typed[i] !== typed[i - 1]) out.push(typed[i]!);
+  return out;
+}

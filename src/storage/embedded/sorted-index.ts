@@ -1,0 +1,443 @@
+/**
+ * A B-tree-like ordered index over one `IndexDefinition`'s fields: entries (compound key, _id,
+ * slot) kept sorted in BSON order in blocks of bounded size, so inserts and deletes cost a binary
+ * search plus a short splice, and ranges are found by binary search. Multikey like MongoDB: a
+ * document yields one entry per distinct key tuple (array elements expanded, an empty array as its
+ * own key, a missing field as null). Ties between equal keys are broken by `_id`, which is what
+ * lets an ordered walk serve `sort: [[field, d], ['_id', d]]` directly.
+ */
+import { type Bitset } from './bitset.js';
+import { compareValues, encodeKey, isPlainObject, keyValuesAt, typeRank } from './bson.js';
+
+/** Blocks split when they grow past this; bulk builds fill them half-way so inserts stay cheap. */
+const MAX_BLOCK = 512;
+const BULK_BLOCK = 256;
+
+/** A probe value standing for the lowest or highest value of one BSON type bracket. */
+export class BracketEdge {
+  constructor(
+    readonly rank: number,
+    readonly end: 'min' | 'max',
+  ) {}
+}
+
+export type ProbeValue = unknown;
+
+interface Block {
+  /** keys[c][i]: component c of entry i. */
+  keys: unknown[][];
+  ids: number[];
+  slots: number[];
+}
+
+function compareToProbe(value: unknown, probe: ProbeValue): number {
+  if (probe instanceof BracketEdge) {
+    const rank = typeRank(value);
+    if (rank !== probe.rank) return rank < probe.rank ? -1 : 1;
+    return probe.end === 'min' ? 1 : -1;
+  }
+  return compareValues(value, probe);
+}
+
+/** Whether reading `path` in `doc` meets an array (the document makes the index multikey there). */
+export function touchesArray(doc: unknown, path: string): boolean {
+  let value = doc;
+  for (const segment of path.split('.')) {
+    if (Array.isArray(value)) return true;
+    if (!isPlainObject(value)) return false;
+    value = value[segment];
+  }
+  return Array.isArray(value);
+}
+
+export class SortedIndex {
+  readonly name: string;
+  readonly fields: readonly string[];
+  private blocks: Block[] = [];
+  private starts: number[] = [];
+  private startsDirty = false;
+  private total = 0;
+  /** Per field: how many documents hold an array there (a multikey field cannot serve ordered walks). */
+  readonly arrayDocs: number[];
+  /** Distinct values of the leading field with their entry counts (skip scans, merge prefixes). */
+  private readonly leading = new Map<string, { value: unknown; count: number }>();
+
+  constructor(name: string, fields: readonly string[]) {
+    this.name = name;
+    this.fields = fields;
+    this.arrayDocs = fields.map(() => 0);
+  }
+
+  get size(): number {
+    return this.total;
+  }
+
+  get distinctLeading(): number {
+    return this.leading.size;
+  }
+
+  leadingValues(): unknown[] {
+    return [...this.leading.values()].map((entry) => entry.value);
+  }
+
+  /** The distinct key tuples a document contributes. */
+  tuplesOf(doc: unknown): unknown[][] {
+    let tuples: unknown[][] = [[]];
+    for (const field of this.fields) {
+      const values = keyValuesAt(doc, field);
+      if (values.length === 1) {
+        for (const tuple of tuples) tuple.push(values[0]);
+        continue;
+      }
+      const seen = new Set<string>();
+      const unique = values.filter((value) => {
+        const key = encodeKey(value);
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+      tuples = tuples.flatMap((prefix) => unique.map((value) => [...prefix, value]));
+    }
+    return tuples;
+  }
+
+  add(slot: number, id: number, doc: unknown): void {
+    this.countArrays(doc, 1);
+    for (const tuple of this.tuplesOf(doc)) this.insertEntry(tuple, id, slot);
+  }
+
+  remove(slot: number, id: number, doc: unknown): void {
+    this.countArrays(doc, -1);
+    for (const tuple of this.tuplesOf(doc)) this.removeEntry(tuple, id, slot);
+  }
+
+  /** Replaces the whole content (ensureIndexes over existing documents): one sort instead of n inserts. */
+  build(docs: Iterable<{ slot: number; id: number; doc: unknown }>): void {
+    const entries: Array<{ tuple: unknown[]; id: number; slot: number }> = [];
+    this.arrayDocs.fill(0);
+    this.leading.clear();
+    for (const { slot, id, doc } of docs) {
+      this.countArrays(doc, 1);
+      for (const tuple of this.tuplesOf(doc)) entries.push({ tuple, id, slot });
+    }
+    // Sort on primitive stand-ins (Dates as their time): comparing Dates in place costs a pointer
+    // chase per comparison, which dominates sorting a million entries.
+    const width = this.fields.length;
+    const ranks = new Int8Array(entries.length * width);
+    const numbers = new Float64Array(entries.length * width);
+    entries.forEach((entry, e) => {
+      for (let c = 0; c < width; c++) {
+        const value = entry.tuple[c];
+        ranks[e * width + c] = typeRank(value);
+        numbers[e * width + c] = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Number.NaN;
+      }
+    });
+    const order = Array.from(entries.keys()).sort((a, b) => {
+      for (let c = 0; c < width; c++) {
+        const ra = ranks[a * width + c]!;
+        const rb = ranks[b * width + c]!;
+        if (ra !== rb) return ra - rb;
+        const na = numbers[a * width + c]!;
+        const nb = numbers[b * width + c]!;
+        // NaN stands for "not a plain number or time" (and for NaN itself): compare the values.
+        const order = na === na && nb === nb ? na - nb : compareValues(entries[a]!.tuple[c], entries[b]!.tuple[c]);
+        if (order !== 0) return order;
+      }
+      return entries[a]!.id - entries[b]!.id;
+    });
+    const sorted = order.map((e) => entries[e]!);
+    this.blocks = [];
+    for (let start = 0; start < sorted.length; start += BULK_BLOCK) {
+      const chunk = sorted.slice(start, start + BULK_BLOCK);
+      this.blocks.push({
+        keys: this.fields.map((_, c) => chunk.map((entry) => entry.tuple[c])),
+        ids: chunk.map((entry) => entry.id),
+        slots: chunk.map((entry) => entry.slot),
+      });
+    }
+    for (const entry of entries) this.countLeading(entry.tuple[0], 1);
+    this.total = entries.length;
+    this.startsDirty = true;
+  }
+
+  private countArrays(doc: unknown, delta: number): void {
+    this.fields.forEach((field, c) => {
+      if (touchesArray(doc, field)) this.arrayDocs[c]! += delta;
+    });
+  }
+
+  private countLeading(value: unknown, delta: number): void {
+    const key = encodeKey(value);
+    const entry = this.leading.get(key);
+    if (entry === undefined) {
+      if (delta > 0) this.leading.set(key, { value, count: delta });
+      return;
+    }
+    entry.count += delta;
+    if (entry.count <= 0) this.leading.delete(key);
+  }
+
+  private compareEntry(block: Block, i: number, tuple: unknown[], id: number): number {
+    for (let c = 0; c < tuple.length; c++) {
+      const order = compareValues(block.keys[c]![i], tuple[c]);
+      if (order !== 0) return order;
+    }
+    return block.ids[i]! - id;
+  }
+
+  /** First position in `block` whose entry is >= (tuple, id). */
+  private lowerInBlock(block: Block, tuple: unknown[], id: number): number {
+    let lo = 0;
+    let hi = block.ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareEntry(block, mid, tuple, id) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First block whose last entry is >= (tuple, id); blocks.length when none. */
+  private blockFor(tuple: unknown[], id: number): number {
+    let lo = 0;
+    let hi = this.blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const block = this.blocks[mid]!;
+      if (this.compareEntry(block, block.ids.length - 1, tuple, id) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private insertEntry(tuple: unknown[], id: number, slot: number): void {
+    this.countLeading(tuple[0], 1);
+    this.total += 1;
+    this.startsDirty = true;
+    if (this.blocks.length === 0) {
+      this.blocks.push({ keys: tuple.map((value) => [value]), ids: [id], slots: [slot] });
+      return;
+    }
+    const b = Math.min(this.blockFor(tuple, id), this.blocks.length - 1);
+    const block = this.blocks[b]!;
+    const at = this.lowerInBlock(block, tuple, id);
+    for (let c = 0; c < tuple.length; c++) block.keys[c]!.splice(at, 0, tuple[c]);
+    block.ids.splice(at, 0, id);
+    block.slots.splice(at, 0, slot);
+    if (block.ids.length > MAX_BLOCK) {
+      const half = block.ids.length >>> 1;
+      const right: Block = {
+        keys: block.keys.map((column) => column.splice(half)),
+        ids: block.ids.splice(half),
+        slots: block.slots.splice(half),
+      };
+      this.blocks.splice(b + 1, 0, right);
+    }
+  }
+
+  private removeEntry(tuple: unknown[], id: number, slot: number): void {
+    const b = this.blockFor(tuple, id);
+    const block = this.blocks[b];
+    if (block === undefined) return;
+    const at = this.lowerInBlock(block, tuple, id);
+    if (at >= block.ids.length || block.slots[at] !== slot || this.compareEntry(block, at, tuple, id) !== 0) return;
+    for (const column of block.keys) column.splice(at, 1);
+    block.ids.splice(at, 1);
+    block.slots.splice(at, 1);
+    if (block.ids.length === 0) this.blocks.splice(b, 1);
+    this.countLeading(tuple[0], -1);
+    this.total -= 1;
+    this.startsDirty = true;
+  }
+
+  private blockStarts(): number[] {
+    if (this.startsDirty) {
+      const starts = new Array<number>(this.blocks.length);
+      let position = 0;
+      for (let b = 0; b < this.blocks.length; b++) {
+        starts[b] = position;
+        position += this.blocks[b]!.ids.length;
+      }
+      this.starts = starts;
+      this.startsDirty = false;
+    }
+    return this.starts;
+  }
+
+  /** Compares an entry's first `probe.length` components with the probe values. */
+  private compareToProbes(block: Block, i: number, probe: readonly ProbeValue[]): number {
+    for (let c = 0; c < probe.length; c++) {
+      const order = compareToProbe(block.keys[c]![i], probe[c]);
+      if (order !== 0) return order;
+    }
+    return 0;
+  }
+
+  /**
+   * The position of the first entry whose leading components sort after the probe (`after`) or
+   * not before it (`!after`). Probe values may be BracketEdges.
+   */
+  seek(probe: readonly ProbeValue[], after: boolean): number {
+    const goesLeft = (block: Block, i: number): boolean => {
+      const order = this.compareToProbes(block, i, probe);
+      return after ? order > 0 : order >= 0;
+    };
+    let lo = 0;
+    let hi = this.blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const block = this.blocks[mid]!;
+      if (goesLeft(block, block.ids.length - 1)) hi = mid;
+      else lo = mid + 1;
+    }
+    if (lo === this.blocks.length) return this.total;
+    const block = this.blocks[lo]!;
+    let left = 0;
+    let right = block.ids.length;
+    while (left < right) {
+      const mid = (left + right) >>> 1;
+      if (goesLeft(block, mid)) right = mid;
+      else left = mid + 1;
+    }
+    return this.blockStarts()[lo]! + left;
+  }
+
+  /** Block index and offset of a position (position < size). */
+  private locate(position: number): [number, number] {
+    const starts = this.blockStarts();
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (starts[mid]! <= position) lo = mid;
+      else hi = mid - 1;
+    }
+    return [lo, position - starts[lo]!];
+  }
+
+  /** Appends the slots at positions [from, to) to `out`. */
+  collect(from: number, to: number, out: number[]): void {
+    if (from >= to) return;
+    let [b, i] = this.locate(from);
+    let remaining = to - from;
+    while (remaining > 0 && b < this.blocks.length) {
+      const slots = this.blocks[b]!.slots;
+      const end = Math.min(slots.length, i + remaining);
+      for (let k = i; k < end; k++) out.push(slots[k]!);
+      remaining -= end - i;
+      b += 1;
+      i = 0;
+    }
+  }
+
+  /** Sets (or clears) the bits of the slots at positions [from, to); returns how many bits changed. */
+  mark(from: number, to: number, bits: Bitset, value: boolean): number {
+    if (from >= to) return 0;
+    let [b, i] = this.locate(from);
+    let remaining = to - from;
+    let changed = 0;
+    while (remaining > 0 && b < this.blocks.length) {
+      const slots = this.blocks[b]!.slots;
+      const end = Math.min(slots.length, i + remaining);
+      for (let k = i; k < end; k++) {
+        const slot = slots[k]!;
+        if (bits.has(slot) === value) continue;
+        bits.assign(slot, value);
+        changed += 1;
+      }
+      remaining -= end - i;
+      b += 1;
+      i = 0;
+    }
+    return changed;
+  }
+
+  /** How many slots at positions [from, to) are set in `bits` (at most 1 with `firstOnly`). */
+  countMarked(from: number, to: number, bits: Bitset, firstOnly: boolean): number {
+    if (from >= to) return 0;
+    let [b, i] = this.locate(from);
+    let remaining = to - from;
+    let count = 0;
+    while (remaining > 0 && b < this.blocks.length) {
+      const slots = this.blocks[b]!.slots;
+      const end = Math.min(slots.length, i + remaining);
+      for (let k = i; k < end; k++) {
+        if (bits.has(slots[k]!)) {
+          count += 1;
+          if (firstOnly) return count;
+        }
+      }
+      remaining -= end - i;
+      b += 1;
+      i = 0;
+    }
+    return count;
+  }
+
+  /** The number of entries whose leading field equals `value` (BSON equality). */
+  leadingCount(value: unknown): number {
+    return this.leading.get(encodeKey(value))?.count ?? 0;
+  }
+
+  /** A cursor over positions [from, to), ascending or descending. */
+  cursor(from: number, to: number, direction: 1 | -1, component: number): IndexCursor {
+    return new IndexCursor(this.blocks, from < to ? this.locate(direction === 1 ? from : to - 1) : null, to - from, direction, component);
+  }
+}
+
+/** Walks a position range of a SortedIndex, exposing one key component, the _id and the slot. */
+export class IndexCursor {
+  private block = 0;
+  private offset = 0;
+  private remaining: number;
+  done: boolean;
+  value: unknown = undefined;
+  /** The value as a number when it is a Date (its time) or a number, else NaN: merges compare these first. */
+  key = Number.NaN;
+  id = 0;
+  slot = 0;
+
+  constructor(
+    private readonly blocks: Block[],
+    start: [number, number] | null,
+    count: number,
+    private readonly direction: 1 | -1,
+    private readonly component: number,
+  ) {
+    this.remaining = count;
+    this.done = start === null || count <= 0;
+    if (start !== null) [this.block, this.offset] = start;
+    if (!this.done) this.load();
+  }
+
+  private load(): void {
+    const block = this.blocks[this.block]!;
+    const value = block.keys[this.component]![this.offset];
+    this.value = value;
+    this.key = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Number.NaN;
+    this.id = block.ids[this.offset]!;
+    this.slot = block.slots[this.offset]!;
+  }
+
+  next(): void {
+    this.remaining -= 1;
+    if (this.remaining <= 0) {
+      this.done = true;
+      return;
+    }
+    if (this.direction === 1) {
+      this.offset += 1;
+      if (this.offset >= this.blocks[this.block]!.ids.length) {
+        this.block += 1;
+        this.offset = 0;
+      }
+    } else {
+      this.offset -= 1;
+      if (this.offset < 0) {
+        this.block -= 1;
+        this.offset = this.blocks[this.block]!.ids.length - 1;
+      }
+    }
+    this.load();
+  }
+}

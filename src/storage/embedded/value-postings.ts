@@ -1,0 +1,141 @@
+/**
+ * Postings (value → slots) of one top-level field that no index declares but equality clauses keep
+ * asking for (`searchTerms` words after `$text`, `hideFromListings`, `featured`). One pass over the
+ * documents builds the postings of every value at once, where materialising each clause by its own
+ * scan would read every document once per value (once per search word). Kept current on writes.
+ * Only non-null, non-NaN scalars are served (MongoDB's null and NaN equality need the matcher).
+ */
+import { Bitset } from './bitset.js';
+import { type StoredDoc } from './predicate.js';
+
+/** Slots of one value: a compact list while small, a bitset once that is smaller. */
+class Posting {
+  private list: Int32Array | null = new Int32Array(4);
+  private bits: Bitset | null = null;
+  size = 0;
+
+  add(slot: number, capacity: number): void {
+    this.size += 1;
+    if (this.bits !== null) {
+      this.bits.add(slot);
+      return;
+    }
+    let list = this.list!;
+    if (this.size > list.length) {
+      // A bitset costs capacity/8 bytes, a list 4 bytes a slot.
+      if (this.size > Math.max(1024, capacity / 32)) {
+        const bits = new Bitset();
+        for (let i = 0; i < this.size - 1; i++) bits.add(list[i]!);
+        bits.add(slot);
+        this.bits = bits;
+        this.list = null;
+        return;
+      }
+      const grown = new Int32Array(list.length * 2);
+      grown.set(list);
+      this.list = list = grown;
+    }
+    list[this.size - 1] = slot;
+  }
+
+  remove(slot: number): void {
+    if (this.bits !== null) {
+      if (this.bits.has(slot)) {
+        this.bits.delete(slot);
+        this.size -= 1;
+      }
+      return;
+    }
+    const list = this.list!;
+    const at = list.subarray(0, this.size).indexOf(slot);
+    if (at < 0) return;
+    list[at] = list[this.size - 1]!;
+    this.size -= 1;
+  }
+
+  slots(): number[] {
+    return this.bits !== null ? this.bits.toArray() : Array.from(this.list!.subarray(0, this.size));
+  }
+
+  toBits(words: number): Bitset {
+    if (this.bits !== null) {
+      const copy = new Bitset(new Uint32Array(Math.max(words, this.bits.words.length)));
+      return copy.or(this.bits);
+    }
+    const bits = new Bitset(new Uint32Array(words));
+    const list = this.list!;
+    for (let i = 0; i < this.size; i++) bits.add(list[i]!);
+    return bits;
+  }
+}
+
+/** Where a scalar's posting lives: one map per type bracket, keyed with MongoDB's equality (numbers by value, Dates by time). */
+function slotOf(value: unknown): [bracket: 0 | 1 | 2 | 3, key: string | number | boolean] | null {
+  switch (typeof value) {
+    case 'string':
+      return [0, value];
+    case 'number':
+      return Number.isNaN(value) ? null : [1, value === 0 ? 0 : value];
+    case 'boolean':
+      return [2, value];
+    default:
+      return value instanceof Date && !Number.isNaN(value.getTime()) ? [3, value.getTime()] : null;
+  }
+}
+
+export class ValuePostings {
+  readonly field: string;
+  /** strings, numbers, booleans, Dates. */
+  private readonly postings = [new Map<unknown, Posting>(), new Map<unknown, Posting>(), new Map<unknown, Posting>(), new Map<unknown, Posting>()] as const;
+
+  constructor(field: string) {
+    this.field = field;
+  }
+
+  /** Each distinct scalar a document holds, as its value or as an element (other types are never looked up). */
+  private forEachKey(doc: StoredDoc | undefined, visit: (map: Map<unknown, Posting>, key: unknown) => void): void {
+    if (doc === undefined || !Object.hasOwn(doc, this.field)) return;
+    const value = doc[this.field];
+    const elements = Array.isArray(value) ? value : [value];
+    // Repeated elements count once (index keys are a set per document).
+    const seen: Array<[number, unknown]> = [];
+    for (const element of elements) {
+      const at = slotOf(element);
+      if (at === null) continue;
+      const [bracket, key] = at;
+      if (elements.length > 1) {
+        if (seen.some(([b, k]) => b === bracket && k === key)) continue;
+        seen.push(at);
+      }
+      visit(this.postings[bracket], key);
+    }
+  }
+
+  add(slot: number, doc: StoredDoc | undefined, capacity: number): void {
+    this.forEachKey(doc, (map, key) => {
+      let posting = map.get(key);
+      if (posting === undefined) {
+        posting = new Posting();
+        map.set(key, posting);
+      }
+      posting.add(slot, capacity);
+    });
+  }
+
+  remove(slot: number, doc: StoredDoc | undefined): void {
+    this.forEachKey(doc, (map, key) => {
+      const posting = map.get(key);
+      if (posting === undefined) return;
+      posting.remove(slot);
+      if (posting.size === 0) map.delete(key);
+    });
+  }
+
+  /** The posting of a value (undefined: no document holds it). */
+  lookup(value: unknown): Posting | undefined {
+    const at = slotOf(value);
+    return at === null ? undefined : this.postings[at[0]].get(at[1]);
+  }
+}
+
+export type { Posting };
