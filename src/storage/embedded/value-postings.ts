@@ -13,8 +13,12 @@ class Posting {
   private list: Int32Array | null = new Int32Array(4);
   private bits: Bitset | null = null;
   size = 0;
+  /** A document's keys are added together: a repeated element finds its slot just added. */
+  private last = -1;
 
   add(slot: number, capacity: number): void {
+    if (slot === this.last) return;
+    this.last = slot;
     this.size += 1;
     if (this.bits !== null) {
       this.bits.add(slot);
@@ -39,6 +43,7 @@ class Posting {
   }
 
   remove(slot: number): void {
+    if (slot === this.last) this.last = -1;
     if (this.bits !== null) {
       if (this.bits.has(slot)) {
         this.bits.delete(slot);
@@ -97,17 +102,9 @@ export class ValuePostings {
     if (doc === undefined || !Object.hasOwn(doc, this.field)) return;
     const value = doc[this.field];
     const elements = Array.isArray(value) ? value : [value];
-    // Repeated elements count once (index keys are a set per document).
-    const seen: Array<[number, unknown]> = [];
     for (const element of elements) {
       const at = slotOf(element);
-      if (at === null) continue;
-      const [bracket, key] = at;
-      if (elements.length > 1) {
-        if (seen.some(([b, k]) => b === bracket && k === key)) continue;
-        seen.push(at);
-      }
-      visit(this.postings[bracket], key);
+      if (at !== null) visit(this.postings[at[0]], at[1]);
     }
   }
 
