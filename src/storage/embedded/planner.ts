@@ -411,14 +411,16 @@ export class Planner {
       (expr.kind === 'in' && !expr.negated && expr.values.every(indexableValue));
     if (postable && !expr.field.includes('.') && expr.field !== '_id') {
       // One pass builds the postings of every value of the field; later clauses on it are look-ups.
+      // So the pass is spread over the sightings of any equality on the field (every search word).
       const field = expr.field;
       const values = expr.kind === 'cmp' ? [expr.value] : expr.values;
+      const fieldSeen = cache.noteSeen(`postings:${field}`);
       return {
         ...base,
         estimate: this.host.liveCount,
         slots: null,
         slotsCost: scanCost,
-        materializeCost: amortise(scanCost),
+        materializeCost: scanCost / Math.min(Math.max(seen, fieldSeen), 64),
         materialize: () => keep(this.postingsPath(this.host.buildPostings(field), values).toBits()),
       };
     }

@@ -74,18 +74,24 @@ class Posting {
   }
 }
 
-/** Where a scalar's posting lives: one map per type bracket, keyed with MongoDB's equality (numbers by value, Dates by time). */
-function slotOf(value: unknown): [bracket: 0 | 1 | 2 | 3, key: string | number | boolean] | null {
+/** The map (by type bracket) a scalar's posting lives in, or -1 for values never looked up. */
+function bracketOf(value: unknown): 0 | 1 | 2 | 3 | -1 {
   switch (typeof value) {
     case 'string':
-      return [0, value];
+      return 0;
     case 'number':
-      return Number.isNaN(value) ? null : [1, value === 0 ? 0 : value];
+      return Number.isNaN(value) ? -1 : 1;
     case 'boolean':
-      return [2, value];
+      return 2;
     default:
-      return value instanceof Date && !Number.isNaN(value.getTime()) ? [3, value.getTime()] : null;
+      return value instanceof Date && !Number.isNaN(value.getTime()) ? 3 : -1;
   }
+}
+
+/** The key within its bracket, with MongoDB's equality: numbers by value (-0 is 0), Dates by time. */
+function keyOf(value: unknown): unknown {
+  if (value instanceof Date) return value.getTime();
+  return value === 0 ? 0 : value;
 }
 
 export class ValuePostings {
@@ -103,8 +109,8 @@ export class ValuePostings {
     const value = doc[this.field];
     const elements = Array.isArray(value) ? value : [value];
     for (const element of elements) {
-      const at = slotOf(element);
-      if (at !== null) visit(this.postings[at[0]], at[1]);
+      const bracket = bracketOf(element);
+      if (bracket >= 0) visit(this.postings[bracket as 0 | 1 | 2 | 3], keyOf(element));
     }
   }
 
@@ -130,8 +136,8 @@ export class ValuePostings {
 
   /** The posting of a value (undefined: no document holds it). */
   lookup(value: unknown): Posting | undefined {
-    const at = slotOf(value);
-    return at === null ? undefined : this.postings[at[0]].get(at[1]);
+    const bracket = bracketOf(value);
+    return bracket < 0 ? undefined : this.postings[bracket as 0 | 1 | 2 | 3].get(keyOf(value));
   }
 }
 
