@@ -8,6 +8,9 @@ import { organizerJsonLd, serializeOrganizer } from './organizers.js';
 import { serializeEventTerm } from './terms.js';
 import { serializeVenue, venueJsonLd } from './venues.js';
 
+/** One collator for every event: `localeCompare` with options builds a new one per comparison (hot path). */
+const byNameCollator = new Intl.Collator('en', { sensitivity: 'base' });
+
 /** The linked records an event's representation embeds, loaded by the service. */
 export interface EventRelations {
   venue: VenueDoc | null;
@@ -61,7 +64,7 @@ export function serializeEvent(doc: EventDoc, rel: EventRelations, ctx: Serializ
   const utcStart = formatWallClock(doc.startUtc, 'UTC');
   const utcEnd = formatWallClock(doc.endUtc, 'UTC');
   const byName = (a: { doc: TermDoc }, b: { doc: TermDoc }) =>
-    a.doc.name.localeCompare(b.doc.name, 'en', { sensitivity: 'base' }) || a.doc._id - b.doc._id;
+    byNameCollator.compare(a.doc.name, b.doc.name) || a.doc._id - b.doc._id;
 
   const out: EventResponse = {
     id: doc._id,
