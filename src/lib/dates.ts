@@ -9,7 +9,7 @@
  * (02:30 on the spring-forward night → 03:30 daylight time), a wall clock inside an overlap is its
  * first occurrence (the earlier instant, still daylight time).
  */
-import { DateTime, FixedOffsetZone, IANAZone, type Zone } from 'luxon';
+import { FixedOffsetZone, IANAZone, type Zone } from 'luxon';
 import { strtotime } from 'locutus/php/datetime/strtotime';
 
 export interface ParseDateOptions {
@@ -129,9 +129,60 @@ function assertValidInstant(instant: Date): void {
   if (Number.isNaN(instant.getTime())) throw new RangeError('Invalid instant');
 }
 
+/*
+ * A zone's offset is asked for a dozen times per serialized event, and luxon answers each question
+ * for an IANA zone with an `Intl.DateTimeFormat#formatToParts` call (~10 µs). Offsets change only at
+ * transitions, months apart in every zone of tzdata, so the offset of each 6-hour span is worked out
+ * once: equal offsets at the span's first and last millisecond mean no transition lies inside (no
+ * zone has two within 6 hours). Spans holding a transition are marked NaN and asked exactly.
+ * Bounded: the memo starts over if it ever holds more spans than a busy calendar needs.
+ */
+const SPAN_MS = 6 * 3_600_000;
+const MAX_REMEMBERED_SPANS = 500_000;
+const spanOffsets = new Map<string, Map<number, number>>();
+let rememberedSpans = 0;
+
+/** The span number of an instant when the zone keeps one offset through that whole span, else null. */
+function stableSpan(zone: Zone, ms: number): number | null {
+  let spans = spanOffsets.get(zone.name);
+  if (spans === undefined) {
+    spans = new Map();
+    spanOffsets.set(zone.name, spans);
+  }
+  const span = Math.floor(ms / SPAN_MS);
+  let offset = spans.get(span);
+  if (offset === undefined) {
+    if (rememberedSpans >= MAX_REMEMBERED_SPANS) {
+      for (const memo of spanOffsets.values()) memo.clear();
+      rememberedSpans = 0;
+    }
+    const first = zone.offset(span * SPAN_MS);
+    offset = first === zone.offset(span * SPAN_MS + SPAN_MS - 1) ? first : Number.NaN;
+    spans.set(span, offset);
+    rememberedSpans += 1;
+  }
+  return Number.isNaN(offset) ? null : span;
+}
+
+/** The zone's offset from UTC in minutes at an instant (luxon's `Zone#offset`, memoised per span). */
+function offsetAt(zone: Zone, ms: number): number {
+  if (zone.isUniversal) return zone.offset(ms);
+  const span = stableSpan(zone, ms);
+  return span === null ? zone.offset(ms) : spanOffsets.get(zone.name)!.get(span)!;
+}
+
+/** The wall-clock fields of an instant in a zone: the instant shifted by the offset, read as UTC (luxon's own method). */
 function wallFieldsOf(instant: Date, zone: Zone): WallFields {
-  const dt = DateTime.fromMillis(instant.getTime(), { zone });
-  return { year: dt.year, month: dt.month, day: dt.day, hour: dt.hour, minute: dt.minute, second: dt.second };
+  const ms = instant.getTime();
+  const wall = new NativeDate(ms + offsetAt(zone, ms) * MINUTE_MS);
+  return {
+    year: wall.getUTCFullYear(),
+    month: wall.getUTCMonth() + 1,
+    day: wall.getUTCDate(),
+    hour: wall.getUTCHours(),
+    minute: wall.getUTCMinutes(),
+    second: wall.getUTCSeconds(),
+  };
 }
 
 /** Milliseconds of the wall clock as if it were UTC; the proleptic Gregorian calendar, no zone rules. */
@@ -219,7 +270,12 @@ export function allDayBounds(startInstant: Date, endInstant: Date, timezone: str
 /** ISO 8601 with the zone's offset at that instant, e.g. `2017-01-05T14:23:36-05:00` (json_ld; `+00:00`, never `Z`). */
 export function isoWithOffset(instant: Date, timezone: string): string {
   assertValidInstant(instant);
-  return DateTime.fromMillis(instant.getTime(), { zone: zoneFor(timezone) }).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+  const zone = zoneFor(timezone);
+  const offset = offsetAt(zone, instant.getTime());
+  // luxon's `ZZ`: hours and minutes of the offset, each truncated (LMT offsets have seconds).
+  const hours = Math.trunc(Math.abs(offset / 60));
+  const minutes = Math.trunc(Math.abs(offset % 60));
+  return `${wallString(wallFieldsOf(instant, zone)).replace(' ', 'T')}${offset >= 0 ? '+' : '-'}${pad(hours, 2)}:${pad(minutes, 2)}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -310,8 +366,26 @@ export function timezoneAbbr(timezone: string, at: Date): string {
   if (utcOffsetMinutes(timezone) !== null) return timezone;
   const zone = zoneFor(timezone);
   if (zone instanceof FixedOffsetZone) return 'UTC';
+  // Within a span of one offset the abbreviation cannot change either: remembered like the offset.
+  const span = stableSpan(zone, at.getTime());
+  const memoKey = `${timezone}|${span}`;
+  if (span !== null) {
+    const known = spanAbbrs.get(memoKey);
+    if (known !== undefined) return known;
+  }
+  const abbr = abbrOf(timezone, zone, at);
+  if (span !== null) {
+    if (spanAbbrs.size >= MAX_REMEMBERED_SPANS) spanAbbrs.clear();
+    spanAbbrs.set(memoKey, abbr);
+  }
+  return abbr;
+}
+
+const spanAbbrs = new Map<string, string>();
+
+function abbrOf(timezone: string, zone: Zone, at: Date): string {
   const name = canonicalZoneName(timezone);
-  const offset = zone.offset(at.getTime());
+  const offset = offsetAt(zone, at.getTime());
   const known = TZDATA_ABBR[name];
   if (known !== undefined) return known[offset] ?? numericAbbr(offset);
   const locales = ['en-US', ...(ABBR_LOCALES.find(([pattern]) => pattern.test(name))?.[1] ?? [])];

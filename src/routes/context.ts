@@ -1,5 +1,5 @@
 import { type FastifyRequest } from 'fastify';
-import { type SerializeContext } from '../serialize/context.js';
+import { contextKey, type SerializeContext } from '../serialize/context.js';
 
 export const NAMESPACE = 'calendar/events/v1';
 
@@ -13,11 +13,6 @@ export interface ApiRouteOptions {
 /** Links use the root and host the request came in on (design §4). */
 export function serializeContext(request: FastifyRequest, options: ApiRouteOptions, single: boolean): SerializeContext {
   const origin = `${request.protocol}://${request.host}`;
-  return {
-    apiBase: `${origin}${options.root}/${NAMESPACE}`,
-    siteUrl: options.publicUrl ?? origin,
-    siteTimezone: options.siteTimezone,
-    single,
-    now: new Date(),
-  };
+  const fields = { apiBase: `${origin}${options.root}/${NAMESPACE}`, siteUrl: options.publicUrl ?? origin, siteTimezone: options.siteTimezone, single };
+  return { ...fields, now: new Date(), key: contextKey(fields) };
 }

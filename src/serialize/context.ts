@@ -13,12 +13,29 @@ export interface SerializeContext {
   /** Single reads (GET by id or slug) add `json_ld` (reference §2.7). */
   single: boolean;
   now: Date;
+  /** Identifies everything above that a representation depends on (memo key, see memo.ts). */
+  key: string;
 }
+
+/** The memo key of a context: every field a serializer reads, `now` aside (serializers do not read it). */
+export function contextKey(ctx: Omit<SerializeContext, 'key' | 'now'>): string {
+  return `${ctx.apiBase}\n${ctx.siteUrl}\n${ctx.siteTimezone}\n${ctx.single ? 1 : 0}`;
+}
+
+const globalIdBases = new Map<string, string>();
+const MAX_GLOBAL_ID_BASES = 64;
 
 /** `<host[+path]>?id=<id>` like the reference's Global_ID (port dropped). */
 export function globalId(ctx: SerializeContext, id: number): string {
-  const url = new URL(ctx.siteUrl);
-  return `${url.hostname}${url.pathname.replace(/\/+$/, '')}?id=${id}`;
+  let base = globalIdBases.get(ctx.siteUrl);
+  if (base === undefined) {
+    const url = new URL(ctx.siteUrl);
+    base = `${url.hostname}${url.pathname.replace(/\/+$/, '')}`;
+    // Site URLs come from PUBLIC_URL or the Host header: bounded so junk hosts cannot grow it.
+    if (globalIdBases.size >= MAX_GLOBAL_ID_BASES) globalIdBases.clear();
+    globalIdBases.set(ctx.siteUrl, base);
+  }
+  return `${base}?id=${id}`;
 }
 
 export function permalink(ctx: SerializeContext, type: 'event' | 'venue' | 'organizer', slug: string): string {

@@ -4,6 +4,7 @@ import { autoParagraph, escapeHtml } from '../lib/html.js';
 import { type EventResponse } from '../schemas/events.js';
 import { type EventDoc, type OrganizerDoc, type TermDoc, type VenueDoc } from '../storage/port.js';
 import { type SerializeContext, globalId, imageObject, permalink } from './context.js';
+import { DocumentMemo } from './memo.js';
 import { organizerJsonLd, serializeOrganizer } from './organizers.js';
 import { serializeEventTerm } from './terms.js';
 import { serializeVenue, venueJsonLd } from './venues.js';
@@ -55,18 +56,19 @@ function eventJsonLd(doc: EventDoc, rel: EventRelations, ctx: SerializeContext, 
   return ld;
 }
 
-/** The event object of reference §2.1, field for field, then our extension fields. */
-export function serializeEvent(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): EventResponse {
+/**
+ * Everything of an event's representation that depends on the event document alone, in the
+ * reference's key order, with empty placeholders where the linked records go: the dozen date
+ * formats, paragraphs and cost parsing are worked out once per stored version (memo.ts).
+ */
+function eventHead(doc: EventDoc, ctx: SerializeContext): EventResponse {
   const id = globalId(ctx, doc._id);
   const url = permalink(ctx, 'event', doc.slug);
   const start = formatWallClock(doc.startUtc, doc.timezone);
   const end = formatWallClock(doc.endUtc, doc.timezone);
   const utcStart = formatWallClock(doc.startUtc, 'UTC');
   const utcEnd = formatWallClock(doc.endUtc, 'UTC');
-  const byName = (a: { doc: TermDoc }, b: { doc: TermDoc }) =>
-    byNameCollator.compare(a.doc.name, b.doc.name) || a.doc._id - b.doc._id;
-
-  const out: EventResponse = {
+  return {
     id: doc._id,
     global_id: id,
     global_id_lineage: [id],
@@ -102,17 +104,41 @@ export function serializeEvent(doc: EventDoc, rel: EventRelations, ctx: Serializ
     hide_from_listings: doc.hideFromListings,
     sticky: doc.sticky,
     featured: doc.featured,
-    categories: [...rel.categories].sort(byName).map((t) => serializeEventTerm(t.doc, 'categories', t.count, ctx)),
-    tags: [...rel.tags].sort(byName).map((t) => serializeEventTerm(t.doc, 'tags', t.count, ctx)),
-    venue: rel.venue ? serializeVenue(rel.venue, ctx) : [],
-    organizer: rel.organizers.map((o) => serializeOrganizer(o, ctx)),
+    categories: [],
+    tags: [],
+    venue: [],
+    organizer: [],
     custom_fields: [],
     ticketed: doc.ticketed,
     post_parent: doc.postParent ?? 0,
   };
+}
+
+const heads = new DocumentMemo<EventDoc, EventResponse>();
+const eventTerms = new DocumentMemo<TermDoc, ReturnType<typeof serializeEventTerm>>();
+
+const byName = (a: { doc: TermDoc }, b: { doc: TermDoc }): number => byNameCollator.compare(a.doc.name, b.doc.name) || a.doc._id - b.doc._id;
+
+function termsOf(terms: EventRelations['categories'], taxonomy: 'categories' | 'tags', ctx: SerializeContext) {
+  if (terms.length === 0) return [];
+  const sorted = terms.length === 1 ? terms : [...terms].sort(byName);
+  // A term's representation carries its event count, part of the memo key.
+  return sorted.map((t) => eventTerms.get(t.doc, `${ctx.key}\n${taxonomy}\n${t.count}`, () => serializeEventTerm(t.doc, taxonomy, t.count, ctx)));
+}
+
+/** The event object of reference §2.1, field for field, then our extension fields. */
+export function serializeEvent(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): EventResponse {
+  // Spreading keeps the head's key order; the linked records take their placeholders' places.
+  const out: EventResponse = {
+    ...heads.get(doc, ctx.key, () => eventHead(doc, ctx)),
+    categories: termsOf(rel.categories, 'categories', ctx),
+    tags: termsOf(rel.tags, 'tags', ctx),
+    venue: rel.venue ? serializeVenue(rel.venue, ctx) : [],
+    organizer: rel.organizers.map((o) => serializeOrganizer(o, ctx)),
+  };
   // json_ld only on single reads of published, unprotected events (reference §2.7).
   if (ctx.single && doc.status === 'publish' && doc.password === null) {
-    out.json_ld = eventJsonLd(doc, rel, ctx, url);
+    out.json_ld = eventJsonLd(doc, rel, ctx, out.url);
   }
   return out;
 }

@@ -27,5 +27,10 @@ export function linkedPostHead(doc: VenueDoc | OrganizerDoc, type: 'venue' | 'or
 
 /** Drops the reference's "empty" values: `""` and `"0"`. */
 export function dropEmpty<T>(fields: Record<string, unknown>): T {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== '' && v !== '0')) as T;
+  const out: Record<string, unknown> = {};
+  for (const key in fields) {
+    const value = fields[key];
+    if (value !== '' && value !== '0') out[key] = value;
+  }
+  return out as T;
 }

@@ -3,6 +3,7 @@ import { type OrganizerResponse } from '../schemas/organizers.js';
 import { type OrganizerDoc } from '../storage/port.js';
 import { type SerializeContext, globalId } from './context.js';
 import { dropEmpty, linkedPostHead } from './linked-posts.js';
+import { DocumentMemo } from './memo.js';
 
 /** Schema.org Person for json_ld (reference §2.7), also an event's `organizer`. */
 export function organizerJsonLd(doc: OrganizerDoc): Record<string, unknown> {
@@ -18,7 +19,14 @@ export function organizerJsonLd(doc: OrganizerDoc): Record<string, unknown> {
 }
 
 /** The organizer object of reference §2.5: empty values are dropped; the global ids stay. */
+const memo = new DocumentMemo<OrganizerDoc, OrganizerResponse>();
+
+/** Remembered per stored document and context (memo.ts): a organizer is embedded in many events. */
 export function serializeOrganizer(doc: OrganizerDoc, ctx: SerializeContext): OrganizerResponse {
+  return memo.get(doc, ctx.key, () => buildOrganizer(doc, ctx));
+}
+
+function buildOrganizer(doc: OrganizerDoc, ctx: SerializeContext): OrganizerResponse {
   const id = globalId(ctx, doc._id);
   const full: Record<string, unknown> = {
     ...linkedPostHead(doc, 'organizer', ctx),

@@ -3,6 +3,7 @@ import { type VenueResponse } from '../schemas/venues.js';
 import { type VenueDoc } from '../storage/port.js';
 import { type SerializeContext, globalId } from './context.js';
 import { dropEmpty, linkedPostHead } from './linked-posts.js';
+import { DocumentMemo } from './memo.js';
 
 /** Schema.org Place for json_ld (reference §2.7), also used as an event's `location`. */
 export function venueJsonLd(doc: VenueDoc): Record<string, unknown> {
@@ -29,7 +30,14 @@ export function venueJsonLd(doc: VenueDoc): Record<string, unknown> {
 }
 
 /** The venue object of reference §2.4: keys from `id` to `json_ld` are dropped when empty. */
+const memo = new DocumentMemo<VenueDoc, VenueResponse>();
+
+/** Remembered per stored document and context (memo.ts): a venue is embedded in many events. */
 export function serializeVenue(doc: VenueDoc, ctx: SerializeContext): VenueResponse {
+  return memo.get(doc, ctx.key, () => buildVenue(doc, ctx));
+}
+
+function buildVenue(doc: VenueDoc, ctx: SerializeContext): VenueResponse {
   const full: Record<string, unknown> = {
     ...linkedPostHead(doc, 'venue', ctx),
     address: doc.address,

@@ -19,6 +19,15 @@ export function effectiveStatus(doc: { status: PostStatus; dateUtc: Date }, now:
   return doc.status === 'future' && doc.dateUtc.getTime() <= now.getTime() ? 'publish' : doc.status;
 }
 
+/**
+ * The document as a reader sees it: itself when its status stands (so serializations memoised per
+ * stored document keep hitting), a copy with `publish` once a scheduled date has passed.
+ */
+export function asSeen<D extends { status: PostStatus; dateUtc: Date }>(doc: D, now: Date): D {
+  const status = effectiveStatus(doc, now);
+  return status === doc.status ? doc : { ...doc, status };
+}
+
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
 /** Constant-time comparison of a presented password with the stored one. */

@@ -36,7 +36,7 @@ import {
   type Storage,
   type TermDoc,
 } from '../storage/port.js';
-import { type Caller, effectiveStatus, eventUsableBy, passwordMatches } from './access.js';
+import { asSeen, type Caller, effectiveStatus, eventUsableBy, passwordMatches } from './access.js';
 import { type OrganizersService } from './organizers.js';
 import { type TermRef, type TermsService } from './terms.js';
 import { type VenuesService } from './venues.js';
@@ -119,8 +119,8 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     ]);
     // Embedded like the standalone reads: a scheduled record whose date has passed is published.
     const at = now();
-    const venueById = new Map(venueDocs.filter((v) => venues.visibleTo(v, caller)).map((v) => [v._id, { ...v, status: effectiveStatus(v, at) }]));
-    const organizerById = new Map(organizerDocs.filter((o) => organizers.visibleTo(o, caller)).map((o) => [o._id, { ...o, status: effectiveStatus(o, at) }]));
+    const venueById = new Map(venueDocs.filter((v) => venues.visibleTo(v, caller)).map((v) => [v._id, asSeen(v, at)]));
+    const organizerById = new Map(organizerDocs.filter((o) => organizers.visibleTo(o, caller)).map((o) => [o._id, asSeen(o, at)]));
     const termsOf = (ids: number[], all: TermDoc[], counts: Map<number, number>) =>
       all.filter((t) => ids.includes(t._id)).map((doc) => ({ doc, count: counts.get(doc._id) ?? 0 }));
     return docs.map((doc) => ({
@@ -673,7 +673,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       echo('order', query.order?.toLowerCase());
       return {
         items: items.map((doc, i) => ({
-          doc: { ...doc, status: effectiveStatus(doc, at) },
+          doc: asSeen(doc, at),
           locked: doc.password !== null && !unlocks(doc.password, query, caller),
           relations: relations[i] as EventRelations,
           ...(distances ? { distance: distances[i] as number } : {}),
@@ -687,7 +687,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     async get(key: EventKey, options: ReadOptions) {
       const doc = await findEvent(key);
       assertReadable(doc, options);
-      return { doc: { ...doc, status: effectiveStatus(doc, now()) }, relations: await relationsOf(doc, options.caller) };
+      return { doc: asSeen(doc, now()), relations: await relationsOf(doc, options.caller) };
     },
 
     async create(input: EventCreate, caller: Caller) {

@@ -19,7 +19,7 @@ import {
   type Storage,
   type VenueDoc,
 } from '../storage/port.js';
-import { type Caller, effectiveStatus, eventUsableBy } from './access.js';
+import { asSeen, type Caller, effectiveStatus, eventUsableBy } from './access.js';
 import { changedFields } from './changes.js';
 import { isTruthy, ParamErrors, resolveImage, resolveWebsite, toId } from './input.js';
 
@@ -302,7 +302,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
       if (!visibleTo(doc, caller)) {
         throw new AccessDeniedError(`${def.kind}-not-accessible`, `The requested ${def.kind} is not accessible`);
       }
-      return { ...doc, status: effectiveStatus(doc, now()) };
+      return asSeen(doc, now());
     },
 
     /** Validates a whole body (top-level create) and creates or de-duplicates. */
@@ -367,7 +367,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
         const value = params[name];
         if (value !== undefined) args.push([name, String(value)]);
       }
-      return { items: items.map((d) => ({ ...d, status: effectiveStatus(d, now()) })), total, paging, args };
+      return { items: items.map((d) => asSeen(d, now())), total, paging, args };
     },
   };
 }

@@ -125,12 +125,34 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
     const read = (await storage.events.findById(1))!;
     expect(read.organizerIds).toEqual([3]);
     expect(read.startUtc.getUTCFullYear()).toBe(2025);
-    read.organizerIds.push(5);
-    (await storage.events.find({ filter: {} }))[0]!.categoryIds.push(6);
+    // Returned documents are read-only values (port.ts): copies on MongoDB, frozen stored documents
+    // on the embedded engine. Either way an attempt to edit one cannot reach the store.
+    const tryEdit = (edit: () => void): void => {
+      try {
+        edit();
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError);
+      }
+    };
+    tryEdit(() => read.organizerIds.push(5));
+    const [listed] = await storage.events.find({ filter: {} });
+    tryEdit(() => listed!.categoryIds.push(6));
+    tryEdit(() => {
+      (listed as { title: string }).title = 'changed';
+    });
 
     const again = (await storage.events.findById(1))!;
     expect(again.organizerIds).toEqual([3]);
     expect(again.categoryIds).toEqual([]);
+    expect(again.title).toBe(doc.title);
+  });
+
+  it('keeps a document read before an update as it was (a write stores a new version)', async () => {
+    await storage.events.insertOne(makeEventDoc({ _id: 1, title: 'Before' }));
+    const before = (await storage.events.findById(1))!;
+    await storage.events.updateById(1, { $set: { title: 'After' } });
+    expect(before.title).toBe('Before');
+    expect((await storage.events.findById(1))!.title).toBe('After');
   });
 
   it('stores Dates, nulls, nested objects and arrays faithfully', async () => {

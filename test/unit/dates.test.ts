@@ -7,7 +7,7 @@
  * Every `now` and expectation below is an absolute instant, never a process-local Date.
  */
 import { describe, expect, it } from 'vitest';
-import { FixedOffsetZone, IANAZone } from 'luxon';
+import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
 import {
   allDayBounds,
   dateDetails,
@@ -407,5 +407,40 @@ describe('isoWithOffset', () => {
     ['2017-01-05T19:23:36Z', 'UTC-3.5', '2017-01-05T15:53:36-03:30'],
   ])('%s in %s → %s', (instant, timezone, iso) => {
     expect(isoWithOffset(at(instant), timezone)).toBe(iso);
+  });
+});
+
+describe('memoised offsets agree with luxon', () => {
+  // Zones with DST, half-hour and 45-minute offsets, a skipped day (Apia 2011-12-30), local mean time
+  // before 1900 (offsets with seconds), and a fixed offset.
+  const zones = ['America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'America/Havana', 'Europe/Dublin', 'UTC+5:30'];
+  const luxonIso = (ms: number, timezone: string): string =>
+    DateTime.fromMillis(ms, { zone: zoneFor(timezone) }).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+  // A deterministic spread of instants from 1850 to 2100, plus every minute around transitions.
+  const instants: number[] = [];
+  let state = 12345;
+  for (let i = 0; i < 3000; i++) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    instants.push(Date.UTC(1850, 0, 1) + Math.floor((state / 2 ** 31) * (Date.UTC(2100, 0, 1) - Date.UTC(1850, 0, 1))));
+  }
+  for (const transition of ['2026-03-08T07:00:00Z', '2026-11-01T06:00:00Z', '2026-03-29T01:00:00Z', '2011-12-30T10:00:00Z', '2026-04-05T15:00:00Z']) {
+    for (let minute = -90; minute <= 90; minute++) instants.push(Date.parse(transition) + minute * 60_000);
+  }
+
+  it.each(zones)('formatWallClock and isoWithOffset in %s match luxon at every instant', (timezone) => {
+    for (const ms of instants) {
+      const iso = luxonIso(ms, timezone);
+      expect(isoWithOffset(new Date(ms), timezone)).toBe(iso);
+      expect(formatWallClock(new Date(ms), timezone)).toBe(iso.slice(0, 19).replace('T', ' '));
+    }
+  });
+
+  it('abbreviations stay right on both sides of a transition, asked in any order', () => {
+    const before = at('2026-03-08T06:59:59Z');
+    const after = at('2026-03-08T07:00:00Z');
+    expect(timezoneAbbr('America/New_York', after)).toBe('EDT');
+    expect(timezoneAbbr('America/New_York', before)).toBe('EST');
+    expect(timezoneAbbr('America/New_York', after)).toBe('EDT');
+    expect(timezoneAbbr('America/New_York', at('2026-03-08T03:00:00Z'))).toBe('EST');
   });
 });

@@ -247,3 +247,6 @@ export function cloneValue<T>(value: T): T {
   }
   return out as T;
 }
+
+
+export { deepFreeze } from '../../lib/freeze.js';

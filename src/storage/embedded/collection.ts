@@ -19,7 +19,7 @@ import {
   type Update,
 } from '../port.js';
 import { Bitset } from './bitset.js';
-import { cloneValue, compareValues, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
+import { cloneValue, compareValues, deepFreeze, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
 import { ClauseCache } from './clause-cache.js';
 import { DateColumn } from './date-column.js';
 import { checkCount, checkFieldPath, checkSort, isScalar, parseFilter, type Expr } from './filter.js';
@@ -331,7 +331,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     const id = (doc as { _id: unknown })._id;
     if (typeof id !== 'number' || !Number.isFinite(id)) refuse('insertOne needs a document with a numeric _id.');
     assertNoUndefined(doc, 'document');
-    const stored = cloneValue(doc) as unknown as StoredDoc;
+    const stored = deepFreeze(cloneValue(doc)) as unknown as StoredDoc;
     if (this.slots.has(id)) throw new DuplicateKeyError('_id_');
     const entries = this.prepareEntries(stored);
     const slot = this.nextSlot++;
@@ -345,7 +345,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
   async findById(id: number): Promise<T | null> {
     this.assertOpen();
     const slot = this.slots.get(id);
-    return slot === undefined ? null : (cloneValue(this.docs[slot]!) as unknown as T);
+    return slot === undefined ? null : (this.docs[slot]! as unknown as T);
   }
 
   async findOne(filter: Filter): Promise<T | null> {
@@ -358,13 +358,13 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       });
       return found;
     });
-    return first === undefined ? null : (cloneValue(first) as unknown as T);
+    return first === undefined ? null : (first as unknown as T);
   }
 
   async find(query: CompiledQuery): Promise<T[]> {
     this.assertOpen();
     const expr = this.parse(query.filter);
-    return this.read(() => this.page(expr, this.match(expr), query)).map((doc) => cloneValue(doc) as unknown as T);
+    return this.read(() => this.page(expr, this.match(expr), query)) as unknown as T[];
   }
 
   async findPage(query: CompiledQuery): Promise<Page<T>> {
@@ -374,7 +374,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       const matches = this.match(expr);
       return { docs: this.page(expr, matches, query), total: matches.size };
     });
-    return { items: docs.map((doc) => cloneValue(doc) as unknown as T), total };
+    return { items: docs as unknown as T[], total };
   }
 
   async count(filter: Filter): Promise<number> {
@@ -522,14 +522,16 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     const slot = this.slots.get(id);
     if (slot === undefined) return null;
     const current = this.docs[slot]!;
-    const next = cloneValue(current);
+    // Untouched fields are shared with the previous version: both are frozen.
+    const next: StoredDoc = { ...current };
     for (const [field, value] of set) next[field] = cloneValue(value);
     for (const field of unset) delete next[field];
     checkIdKept(next, id);
-    if (valuesEqual(next, current)) return cloneValue(current) as unknown as T;
+    if (valuesEqual(next, current)) return current as unknown as T;
+    deepFreeze(next);
     const entries = this.prepareEntries(next);
     this.replace(slot, current, next, entries);
-    return cloneValue(next) as unknown as T;
+    return next as unknown as T;
   }
 
   async updateMany(filter: Filter, update: ManyUpdate): Promise<number> {
@@ -537,7 +539,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     const { set, pull } = checkManyUpdate(update);
     const changed: Array<{ slot: number; current: StoredDoc; next: StoredDoc }> = [];
     for (const doc of this.select(filter)) {
-      const next = cloneValue(doc);
+      const next: StoredDoc = { ...doc };
       for (const [field, value] of set) next[field] = cloneValue(value);
       checkIdKept(next, doc._id);
       for (const [field, value] of pull) {
@@ -547,7 +549,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
         if (!Array.isArray(current)) refuse(`Cannot apply $pull to the non-array field ${field} of document ${doc._id}.`);
         next[field] = current.filter((element) => !valuesEqual(element, value));
       }
-      if (!valuesEqual(next, doc)) changed.push({ slot: this.slots.get(doc._id)!, current: doc, next });
+      if (!valuesEqual(next, doc)) changed.push({ slot: this.slots.get(doc._id)!, current: doc, next: deepFreeze(next) });
     }
     // MongoDB applies updateMany document by document; checking every document before writing any
     // keeps a refused batch from leaving part of it applied.
