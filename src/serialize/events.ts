@@ -58,8 +58,7 @@ function eventJsonLd(doc: EventDoc, rel: EventRelations, ctx: SerializeContext, 
 
 /**
  * Everything of an event's representation that depends on the event document alone, in the
- * reference's key order, with empty placeholders where the linked records go: the dozen date
- * formats, paragraphs and cost parsing are worked out once per stored version (memo.ts).
+ * reference's key order, with empty placeholders where the linked records go.
  */
 function eventHead(doc: EventDoc, ctx: SerializeContext): EventResponse {
   const id = globalId(ctx, doc._id);
@@ -114,8 +113,7 @@ function eventHead(doc: EventDoc, ctx: SerializeContext): EventResponse {
   };
 }
 
-const heads = new DocumentMemo<EventDoc, EventResponse>();
-const eventTerms = new DocumentMemo<TermDoc, ReturnType<typeof serializeEventTerm>>();
+const eventTerms = new DocumentMemo<TermDoc, ReturnType<typeof serializeEventTerm>>(2_000);
 
 const byName = (a: { doc: TermDoc }, b: { doc: TermDoc }): number => byNameCollator.compare(a.doc.name, b.doc.name) || a.doc._id - b.doc._id;
 
@@ -130,7 +128,7 @@ function termsOf(terms: EventRelations['categories'], taxonomy: 'categories' | '
 export function serializeEvent(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): EventResponse {
   // Spreading keeps the head's key order; the linked records take their placeholders' places.
   const out: EventResponse = {
-    ...heads.get(doc, ctx.key, () => eventHead(doc, ctx)),
+    ...eventHead(doc, ctx),
     categories: termsOf(rel.categories, 'categories', ctx),
     tags: termsOf(rel.tags, 'tags', ctx),
     venue: rel.venue ? serializeVenue(rel.venue, ctx) : [],
@@ -141,6 +139,38 @@ export function serializeEvent(doc: EventDoc, rel: EventRelations, ctx: Serializ
     out.json_ld = eventJsonLd(doc, rel, ctx, out.url);
   }
   return out;
+}
+
+function sameTerms(a: EventRelations['categories'], b: EventRelations['categories']): boolean {
+  return a.length === b.length && a.every((term, i) => term.doc === b[i]!.doc && term.count === b[i]!.count);
+}
+
+/** Whether two relation sets hold the same stored documents (and term counts). */
+function sameRelations(a: EventRelations, b: EventRelations): boolean {
+  return (
+    a.venue === b.venue &&
+    a.organizers.length === b.organizers.length &&
+    a.organizers.every((organizer, i) => organizer === b.organizers[i]) &&
+    sameTerms(a.categories, b.categories) &&
+    sameTerms(a.tags, b.tags)
+  );
+}
+
+const eventJsons = new DocumentMemo<EventDoc, { relations: EventRelations; json: Buffer }>(10_000, (value) => value);
+
+/**
+ * `serializeEvent` as UTF-8 JSON, remembered per stored event while its linked records stay the
+ * same objects (and term counts the same numbers): the list endpoint assembles its response from
+ * these (see `jsonEnvelope`), so an event read again is neither rebuilt, nor stringified, nor
+ * encoded again. Byte-for-byte what the route's response serializer would write (tested).
+ */
+export function serializeEventJson(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): Buffer {
+  return eventJsons.get(
+    doc,
+    ctx.key,
+    () => ({ relations: rel, json: Buffer.from(JSON.stringify(serializeEvent(doc, rel, ctx))) }),
+    (remembered) => sameRelations(remembered.relations, rel),
+  ).json;
 }
 
 /**

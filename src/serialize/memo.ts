@@ -2,31 +2,58 @@
  * Serializations remembered per stored document object. Documents read from storage are immutable
  * values (the embedded engine hands out its frozen stored documents; a write stores a new object),
  * so a representation built from a document stays right for as long as that object is the stored
- * version — no invalidation needed: the next version is another object, and the WeakMap lets the
- * old entry go with the old document. On the MongoDB engine every read yields fresh objects and the
- * memo simply never hits.
+ * version — no invalidation needed: the next version is another object and misses. On the MongoDB
+ * engine every read yields fresh objects and the memo simply never hits.
  *
- * A representation also depends on the serialization context (host, language root, single read),
- * so each document keeps a few contexts; the oldest goes first (a Host header cannot grow it).
- * Results are frozen: they are shared between responses and must never be edited in place.
+ * Bounded, least recently used first out: the memo holds the representations of the documents
+ * being read now, not of the whole calendar (RSS target, issue 5). A representation also depends on
+ * the serialization context (host, language root, single read), so each document keeps a few
+ * contexts, the oldest going first (a Host header cannot grow it). Results are frozen: they are
+ * shared between responses and must never be edited in place.
  */
 import { deepFreeze } from '../lib/freeze.js';
 
 const MAX_KEYS_PER_DOCUMENT = 4;
 
 export class DocumentMemo<D extends object, R> {
-  private readonly memo = new WeakMap<D, Array<{ key: string; value: R }>>();
+  private readonly memo = new Map<D, Array<{ key: string; value: R }>>();
 
-  get(doc: D, key: string, build: () => R): R {
+  constructor(
+    private readonly maxDocuments: number,
+    private readonly freeze: (value: R) => R = deepFreeze,
+  ) {}
+
+  get size(): number {
+    return this.memo.size;
+  }
+
+  /**
+   * The value remembered for the document and key, built when missing — or when `current` says a
+   * remembered value no longer fits (it depends on more than the document, e.g. linked records).
+   */
+  get(doc: D, key: string, build: () => R, current?: (value: R) => boolean): R {
     let entries = this.memo.get(doc);
     if (entries === undefined) {
       entries = [];
-      this.memo.set(doc, entries);
+      if (this.memo.size >= this.maxDocuments) this.memo.delete(this.memo.keys().next().value!);
+    } else {
+      const found = entries.findIndex((entry) => entry.key === key);
+      if (found >= 0) {
+        const { value } = entries[found]!;
+        if (current === undefined || current(value)) return this.touch(doc, entries, value);
+        entries.splice(found, 1);
+      }
     }
-    for (const entry of entries) if (entry.key === key) return entry.value;
-    const value = deepFreeze(build());
+    const value = this.freeze(build());
     if (entries.length >= MAX_KEYS_PER_DOCUMENT) entries.shift();
     entries.push({ key, value });
+    return this.touch(doc, entries, value);
+  }
+
+  /** Moves the document to the young end (a Map iterates in insertion order). */
+  private touch(doc: D, entries: Array<{ key: string; value: R }>, value: R): R {
+    this.memo.delete(doc);
+    this.memo.set(doc, entries);
     return value;
   }
 }

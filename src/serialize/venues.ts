@@ -30,7 +30,7 @@ export function venueJsonLd(doc: VenueDoc): Record<string, unknown> {
 }
 
 /** The venue object of reference §2.4: keys from `id` to `json_ld` are dropped when empty. */
-const memo = new DocumentMemo<VenueDoc, VenueResponse>();
+const memo = new DocumentMemo<VenueDoc, VenueResponse>(5_000);
 
 /** Remembered per stored document and context (memo.ts): a venue is embedded in many events. */
 export function serializeVenue(doc: VenueDoc, ctx: SerializeContext): VenueResponse {

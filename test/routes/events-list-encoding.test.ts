@@ -1,0 +1,95 @@
+/**
+ * The event list is sent pre-encoded (src/serialize/list.ts `jsonEnvelope`, events remembered as
+ * JSON per stored version): these tests hold it to exactly what Fastify's serializer for the
+ * route's response schema writes for the same list, over the whole seed calendar, and check that
+ * remembered encodings follow every change of an event and of what it embeds.
+ */
+import fastJsonStringify from 'fast-json-stringify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventListResponseSchema } from '../../src/schemas/events.js';
+import { seedIfEmpty } from '../../src/services/seed.js';
+import { API, EDITOR, type TestApp, openTestApp } from '../helpers/app.js';
+import { enginesUnderTest } from '../helpers/engines.js';
+
+const { engines, skipped } = await enginesUnderTest();
+for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+
+const schemaSerializer = fastJsonStringify(EventListResponseSchema);
+
+for (const engine of engines) {
+  describe(`${engine.name} engine: pre-encoded event lists`, () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await openTestApp(engine);
+      await seedIfEmpty({ storage: t.storage, config: { seedOnStart: true, siteTimezone: 'UTC', perPageMax: 50 }, log: { info: () => undefined } });
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    const list = async (query: string, headers: Record<string, string> = {}) => {
+      const response = await t.app.inject({ url: `${API}/events?${query}`, headers });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(response.headers['content-length'])).toBe(response.rawPayload.length);
+      return response;
+    };
+
+    it.each([
+      'per_page=50&start_date=2000-01-01&end_date=2100-01-01',
+      'per_page=50&page=2&start_date=2000-01-01&end_date=2100-01-01',
+      'per_page=50&page=3&start_date=2000-01-01&end_date=2100-01-01',
+      'per_page=50&page=7&start_date=2000-01-01&end_date=2100-01-01',
+      'search=music&start_date=2000-01-01',
+      'featured=true&per_page=50',
+      'geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=500&geoloc_unit=km&orderby=distance&start_date=2000-01-01',
+    ])('%s: the bytes the schema serializer writes, read twice', async (query) => {
+      const first = await list(query);
+      const body = first.json();
+      expect(body.events.length).toBeGreaterThan(0);
+      expect(first.body).toBe(schemaSerializer(body));
+      // The second read comes from remembered encodings.
+      expect((await list(query)).body).toBe(first.body);
+    });
+
+    it('token holders (every status, protected events in full) get the same encoding', async () => {
+      const response = await list('per_page=50&status=publish,draft,pending,private,future&start_date=2000-01-01', EDITOR);
+      expect(response.body).toBe(schemaSerializer(response.json()));
+    });
+
+    it('follows an update of the event and of the venue it embeds', async () => {
+      const before = (await list('per_page=1&venue=' + (await firstVenueId()))).json();
+      const event = before.events[0];
+      const venueId = event.venue.id as number;
+      const renamed = await t.app.inject({ method: 'POST', url: `${API}/events/${event.id}`, headers: EDITOR, payload: { title: 'Renamed for the memo test' } });
+      expect(renamed.statusCode).toBe(200);
+      const venue = await t.app.inject({ method: 'POST', url: `${API}/venues/${venueId}`, headers: EDITOR, payload: { venue: 'Venue renamed for the memo test' } });
+      expect(venue.statusCode).toBe(200);
+      const after = (await list(`per_page=1&venue=${venueId}`)).json();
+      expect(after.events[0].id).toBe(event.id);
+      expect(after.events[0].title).toBe('Renamed for the memo test');
+      expect(after.events[0].venue.venue).toBe('Venue renamed for the memo test');
+    });
+
+    it('follows term counts (an event embeds its terms with their event counts)', async () => {
+      const before = (await list('per_page=50&start_date=2000-01-01')).json();
+      const withCategory = before.events.find((e: { categories: unknown[] }) => e.categories.length > 0);
+      const category = withCategory.categories[0];
+      const created = await t.app.inject({
+        method: 'POST',
+        url: `${API}/events`,
+        headers: EDITOR,
+        payload: { title: 'One more in the category', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00', categories: [category.id], status: 'publish' },
+      });
+      expect(created.statusCode).toBe(201);
+      const after = (await list('per_page=50&start_date=2000-01-01')).json();
+      const again = after.events.find((e: { id: number }) => e.id === withCategory.id);
+      expect(again.categories.find((c: { id: number }) => c.id === category.id).count).toBe(category.count + 1);
+    });
+
+    async function firstVenueId(): Promise<number> {
+      const venues = await t.app.inject({ url: `${API}/venues?per_page=1` });
+      return venues.json().venues[0].id;
+    }
+  });
+}
