@@ -82,7 +82,7 @@ const SENTENCES = [
   'Local artists and makers present their newest work.',
   'The programme changes every season, so come back often.',
 ];
-const CITIES: Array<{ city: string; country: string; lat: number; lng: number; tz: string }> = [
+export const CITIES: Array<{ city: string; country: string; lat: number; lng: number; tz: string }> = [
   { city: 'Berlin', country: 'Germany', lat: 52.52, lng: 13.405, tz: 'Europe/Berlin' },
   { city: 'Hamburg', country: 'Germany', lat: 53.55, lng: 9.993, tz: 'Europe/Berlin' },
   { city: 'Paris', country: 'France', lat: 48.857, lng: 2.352, tz: 'Europe/Paris' },

@@ -2,7 +2,7 @@
  * Messages between the benchmark's parent (bench/run.ts) and its server process (bench/server.ts),
  * and the request mixes of each scenario.
  */
-import { type CalendarFacts, randomGenerator } from './calendar.js';
+import { CITIES, type CalendarFacts, randomGenerator } from './calendar.js';
 
 /** What the parent needs of a calendar to build requests (event ids sampled: a million do not need to cross). */
 export interface RequestFacts {
@@ -16,11 +16,13 @@ export interface RequestFacts {
   categoryIds: number[];
   tagIds: number[];
   words: string[];
+  /** Centres of the cities the venues are spread around (±0.3° longitude, ±0.2° latitude). */
+  places: Array<{ lat: number; lng: number }>;
 }
 
 export type ServerMessage =
   | { type: 'ready'; port: number; generatedMs: number; rss: number; facts: RequestFacts }
-  | { type: 'rss'; peak: number; current: number };
+  | { type: 'rss'; peak: number; current: number; loopDelayMaxMs: number; gcMs: number };
 
 export type ParentMessage = { type: 'rss' } | { type: 'stop' };
 
@@ -38,10 +40,11 @@ export function sampleFacts(facts: CalendarFacts): RequestFacts {
     categoryIds: facts.categoryIds,
     tagIds: facts.tagIds,
     words: facts.words,
+    places: CITIES.map(({ lat, lng }) => ({ lat, lng })),
   };
 }
 
-export const SCENARIOS = ['default', 'window', 'category', 'venue', 'search', 'include'] as const;
+export const SCENARIOS = ['default', 'window', 'category', 'venue', 'search', 'include', 'near'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 const DAY = 86_400_000;
@@ -98,6 +101,23 @@ export function scenarioUrls(scenario: Scenario, facts: RequestFacts, count = 12
       case 'include': {
         const ids = Array.from({ length: 1 + Math.floor(random() * 20) }, () => pick(facts.eventIds));
         params.set('include', ids.join(','));
+        break;
+      }
+      case 'near': {
+        // "Events near me" from a phone (issue 6): a point somewhere in a city's venue area, a
+        // radius of 10–50 km, nearest first; half of them for the next week only.
+        const place = pick(facts.places);
+        params.set('geoloc_lat', (place.lat + (random() - 0.5) * 0.4).toFixed(4));
+        params.set('geoloc_lng', (place.lng + (random() - 0.5) * 0.6).toFixed(4));
+        params.set('geoloc_radius', String(10 + Math.floor(random() * 41)));
+        params.set('geoloc_unit', 'km');
+        params.set('orderby', 'distance');
+        if (random() < 0.5) {
+          params.set('start_date', day(now));
+          params.set('end_date', day(now + 7 * DAY));
+        } else if (random() < 0.5) {
+          params.set('page', String(2 + Math.floor(random() * 3)));
+        }
         break;
       }
     }

@@ -7,6 +7,7 @@
  *
  *   npm run bench -- [--sizes 10000,100000,1000000] [--duration 10] [--warmup 3] [--connections 32]
  *                    [--scenarios default,window,…] [--quick] [--utc-zones] [--cpu-prof dir]
+ *                    [--server-flags '--max-semi-space-size=32']
  *
  * `--quick` leaves out the million-event size; `BENCH_QUICK=1 npm run bench` passes it (the npm
  * script maps the variable to the flag, so no bench code reads the environment). `--utc-zones` gives
@@ -29,6 +30,8 @@ const { values: flags } = parseArgs({
     'utc-zones': { type: 'boolean', default: false },
     // Writes a V8 CPU profile of each server process into this directory (open in Chrome DevTools).
     'cpu-prof': { type: 'string' },
+    // Extra Node/V8 options for the server processes (heap tuning experiments), space-separated.
+    'server-flags': { type: 'string', default: '' },
   },
 });
 const sizes = flags.sizes
@@ -51,6 +54,9 @@ interface Row {
   non2xx: number;
   errors: number;
   peakRssMiB: number;
+  /** Longest event-loop stall in the server, and its share of time in garbage collection. */
+  stallMs: number;
+  gcShare: number;
 }
 
 function startServer(events: number): Promise<{ child: ChildProcess; port: number; facts: RequestFacts; generatedMs: number; rss: number }> {
@@ -62,6 +68,7 @@ function startServer(events: number): Promise<{ child: ChildProcess; port: numbe
       'tsx',
       ...(events > 300_000 ? ['--max-old-space-size=16384'] : []),
       ...(flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`]),
+      ...flags['server-flags'].split(' ').filter((flag) => flag !== ''),
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -78,12 +85,12 @@ function request(child: ChildProcess, message: ParentMessage): void {
   child.send(message);
 }
 
-function peakRss(child: ChildProcess): Promise<number> {
+function serverFigures(child: ChildProcess): Promise<{ peak: number; loopDelayMaxMs: number; gcMs: number }> {
   return new Promise((resolve) => {
     const onMessage = (message: ServerMessage): void => {
       if (message.type !== 'rss') return;
       child.off('message', onMessage);
-      resolve(message.peak);
+      resolve(message);
     };
     child.on('message', onMessage);
     request(child, { type: 'rss' });
@@ -116,8 +123,9 @@ for (const size of sizes) {
     for (const scenario of scenarios) {
       const urls = scenarioUrls(scenario, facts);
       if (warmup > 0) await load(port, urls, warmup);
-      await peakRss(child);
+      await serverFigures(child);
       const result = await load(port, urls, duration);
+      const figures = await serverFigures(child);
       const row: Row = {
         size,
         scenario,
@@ -127,10 +135,12 @@ for (const size of sizes) {
         p99: result.latency.p99,
         non2xx: result.non2xx,
         errors: result.errors + result.timeouts,
-        peakRssMiB: mib(await peakRss(child)),
+        peakRssMiB: mib(figures.peak),
+        stallMs: Math.round(figures.loopDelayMaxMs),
+        gcShare: figures.gcMs / (duration * 1000),
       };
       rows.push(row);
-      console.log(`  ${scenario.padEnd(9)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  RSS ${row.peakRssMiB} MiB`);
+      console.log(`  ${scenario.padEnd(9)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  RSS ${row.peakRssMiB} MiB  longest stall ${row.stallMs} ms  GC ${(row.gcShare * 100).toFixed(0)}%`);
     }
   } finally {
     request(child, { type: 'stop' });
@@ -139,8 +149,20 @@ for (const size of sizes) {
 }
 
 console.log(`\nGET /calendar/events/v1/events, embedded engine, ${connections} connections, ${duration} s per scenario after ${warmup} s warm-up\n`);
-const header = ['events', 'scenario', 'URLs', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MiB'];
-const table = rows.map((r) => [r.size.toLocaleString('en'), r.scenario, String(r.urls), r.rps.toFixed(0), String(r.p50), String(r.p99), String(r.non2xx), String(r.errors), String(r.peakRssMiB)]);
+const header = ['events', 'scenario', 'URLs', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MiB', 'longest stall ms', 'GC'];
+const table = rows.map((r) => [
+  r.size.toLocaleString('en'),
+  r.scenario,
+  String(r.urls),
+  r.rps.toFixed(0),
+  String(r.p50),
+  String(r.p99),
+  String(r.non2xx),
+  String(r.errors),
+  String(r.peakRssMiB),
+  String(r.stallMs),
+  `${(r.gcShare * 100).toFixed(0)}%`,
+]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
 const line = (cells: string[]): string => `| ${cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
 console.log(line(header));

@@ -4,6 +4,7 @@
  * `ready` with the port and the facts requests are built from, then `rss` samples on request.
  * A separate process so the load generator does not share the server's core.
  */
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { indexes } from '../indexes/index.js';
 import { buildApp } from '../src/app.js';
@@ -43,6 +44,14 @@ await app.listen({ host: '127.0.0.1', port: 0 });
 const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('The server has no TCP address.');
 
+// Longest event-loop stall and time spent in garbage collection, per scenario: what p99 is made of.
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+loopDelay.enable();
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
+
 let peakRss = process.memoryUsage().rss;
 setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
@@ -51,9 +60,11 @@ setInterval(() => {
 process.on('message', (message: ParentMessage) => {
   if (message.type === 'rss') {
     const rss = process.memoryUsage().rss;
-    send({ type: 'rss', peak: Math.max(peakRss, rss), current: rss });
-    // Each scenario reports its own peak.
+    send({ type: 'rss', peak: Math.max(peakRss, rss), current: rss, loopDelayMaxMs: loopDelay.max / 1e6, gcMs });
+    // Each scenario reports its own figures.
     peakRss = rss;
+    loopDelay.reset();
+    gcMs = 0;
   } else if (message.type === 'stop') {
     void app.close().then(() => process.exit(0));
   }

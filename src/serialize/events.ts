@@ -4,6 +4,7 @@ import { autoParagraph, escapeHtml } from '../lib/html.js';
 import { type EventResponse } from '../schemas/events.js';
 import { type EventDoc, type OrganizerDoc, type TermDoc, type VenueDoc } from '../storage/port.js';
 import { type SerializeContext, globalId, imageObject, permalink } from './context.js';
+import { JsonArena } from './json-arena.js';
 import { DocumentMemo } from './memo.js';
 import { organizerJsonLd, serializeOrganizer } from './organizers.js';
 import { serializeEventTerm } from './terms.js';
@@ -156,21 +157,18 @@ function sameRelations(a: EventRelations, b: EventRelations): boolean {
   );
 }
 
-const eventJsons = new DocumentMemo<EventDoc, { relations: EventRelations; json: Buffer }>(10_000, (value) => value);
+/** About 6,000 events of 5 KB: the pages being read now, not the whole calendar (RSS target). */
+const eventJsons = new JsonArena<EventDoc, EventRelations>(32 * 2 ** 20);
 
 /**
  * `serializeEvent` as UTF-8 JSON, remembered per stored event while its linked records stay the
  * same objects (and term counts the same numbers): the list endpoint assembles its response from
  * these (see `jsonEnvelope`), so an event read again is neither rebuilt, nor stringified, nor
- * encoded again. Byte-for-byte what the route's response serializer would write (tested).
+ * encoded again. Byte-for-byte what the route's response serializer would write (tested). The
+ * Buffer is a view into the arena: copy it within the request that asked for it (jsonEnvelope).
  */
 export function serializeEventJson(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): Buffer {
-  return eventJsons.get(
-    doc,
-    ctx.key,
-    () => ({ relations: rel, json: Buffer.from(JSON.stringify(serializeEvent(doc, rel, ctx))) }),
-    (remembered) => sameRelations(remembered.relations, rel),
-  ).json;
+  return eventJsons.get(doc, ctx.key, rel, (remembered) => sameRelations(remembered, rel), () => JSON.stringify(serializeEvent(doc, rel, ctx)));
 }
 
 /**

@@ -421,7 +421,12 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
    * Events ordered by their venue's distance, then start, then id, without loading every match:
    * one facet count per venue, then only the venues that cover the requested page are read.
    */
-  async function distancePage(filter: Filter, hits: NearHit[], paging: { skip: number; perPage: number }, direction: 1 | -1) {
+  /**
+   * `nearClause` is the filter's `venueId $in <every venue in the circle>`: it selects the events
+   * to count, but each group's page read names its own venues, so it is left out there (hundreds
+   * of index runs per read otherwise).
+   */
+  async function distancePage(filter: Filter, nearClause: Filter, hits: NearHit[], paging: { skip: number; perPage: number }, direction: 1 | -1) {
     const counts = new Map((await storage.events.countValues('venueId', filter)).map((r) => [r.value as number, r.count]));
     // Venues at exactly the same distance form one group, so their events interleave by start date.
     const groups: Array<{ ids: number[]; distance: number; count: number }> = [];
@@ -437,7 +442,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     if (direction === -1) groups.reverse();
     const total = groups.reduce((sum, g) => sum + g.count, 0);
     const items: Array<{ doc: EventDoc; distance: number }> = [];
-    const topLevel = filter.$and !== undefined && Object.keys(filter).length === 1 ? filter.$and : [filter];
+    const topLevel = (filter.$and !== undefined && Object.keys(filter).length === 1 ? filter.$and : [filter]).filter((clause) => clause !== nearClause);
     let offset = 0;
     for (const group of groups) {
       const end = offset + group.count;
@@ -632,7 +637,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       let total: number;
       let distances: number[] | undefined;
       if (byDistance && geo.near) {
-        const page = await distancePage(compiled.query.filter, geo.near.hits, compiled.paging, input.order ?? 1);
+        const page = await distancePage(compiled.query.filter, geo.clauses[0]!, geo.near.hits, compiled.paging, input.order ?? 1);
         items = page.items.map((i) => i.doc);
         distances = page.items.map((i) => reportDistance(i.distance, geo.near!.unit));
         total = page.total;

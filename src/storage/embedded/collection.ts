@@ -421,14 +421,26 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
    * like distinct; null, missing and empty arrays are left out as both do. Null when no such
    * index exists, or when the matches are so few that reading them is cheaper. Ascending BSON order.
    */
-  private indexedValueCounts(field: string, matches: MatchSet, firstOnly: boolean): Array<{ value: unknown; count: number }> | null {
+  private indexedValueCounts(field: string, matches: MatchSet, firstOnly: boolean, expr: Expr): Array<{ value: unknown; count: number }> | null {
     if (field.includes('.')) return null;
     // Other key fields holding arrays would put a document twice under one value.
     const index = this.sortedIndexes.find((candidate) => candidate.fields[0] === field && candidate.arrayDocs.every((count, i) => i === 0 || count === 0));
-    if (index === undefined || index.size * 4 > matches.size * 150) return null;
+    if (index === undefined) return null;
+    // A filter listing the field's values (`venueId $in` the venues near a point) names the only
+    // values that can match: just those are looked up.
+    // Not for a field holding arrays: a listed element's documents count their other elements too.
+    const listed =
+      index.arrayDocs[0] === 0
+        ? this.planner.restrictions(expr).find((r): r is { field: string; values: Scalar[] } => r.field === field && 'values' in r)
+        : undefined;
+    const values = listed === undefined ? index.leadingValues() : distinctValues(listed.values);
+    // The index visits the entries of each value (a bit test each) plus two seeks per value; the
+    // documents' path reads each match (a few cache misses).
+    const entries = (index.size * values.length) / Math.max(1, index.distinctLeading);
+    if (entries * 4 + values.length * 2_000 > matches.size * 150) return null;
     const bits = matches.asBits();
     const counts: Array<{ value: unknown; count: number }> = [];
-    for (const value of index.leadingValues()) {
+    for (const value of values) {
       if (value === null || value === EMPTY_ARRAY_KEY) continue;
       const count = index.countMarked(index.seek([value], false), index.seek([value], true), bits, firstOnly);
       if (count > 0) counts.push({ value, count });
@@ -449,7 +461,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     const expr = this.parse(filter);
     const { indexed, docs } = this.read(() => {
       const matches = this.match(expr);
-      const counts = this.indexedValueCounts(field, matches, true);
+      const counts = this.indexedValueCounts(field, matches, true, expr);
       return { indexed: counts, docs: counts === null ? this.matchedDocs(matches) : [] };
     });
     if (indexed !== null) return cloneValue(indexed.map((group) => group.value)) as Scalar[];
@@ -481,14 +493,23 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     const expr = this.parse(filter);
     const { indexed, docs } = this.read(() => {
       const matches = this.match(expr);
-      const counts = this.indexedValueCounts(field, matches, false);
+      const counts = this.indexedValueCounts(field, matches, false, expr);
       return { indexed: counts, docs: counts === null ? this.matchedDocs(matches) : [] };
     });
     if (indexed !== null) return cloneValue(indexed) as Array<{ value: Scalar; count: number }>;
     const segments = field.split('.');
     const groups = new Map<string, { value: unknown; count: number }>();
+    // Plain numbers (ids: venueId per event) are counted by value, without a key string each.
+    const numbers = new Map<number, { value: number; count: number }>();
     for (const doc of docs) {
       const value = expressionValueAt(doc, segments, 0);
+      if (typeof value === 'number' && !Number.isNaN(value)) {
+        const normal = value === 0 ? 0 : value;
+        const group = numbers.get(normal);
+        if (group === undefined) numbers.set(normal, { value: normal, count: 1 });
+        else group.count += 1;
+        continue;
+      }
       const seen = new Set<string>();
       for (const element of Array.isArray(value) ? value : [value]) {
         if (element === null || element === undefined) continue;
@@ -499,6 +520,12 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
         if (group === undefined) groups.set(key, { value: element, count: 1 });
         else group.count += 1;
       }
+    }
+    for (const group of numbers.values()) {
+      const key = encodeKey(group.value);
+      const same = groups.get(key);
+      if (same === undefined) groups.set(key, group);
+      else same.count += group.count;
     }
     const counts = [...groups.values()].sort((a, b) => compareValues(a.value, b.value));
     return cloneValue(counts) as Array<{ value: Scalar; count: number }>;
@@ -648,4 +675,15 @@ function checkManyUpdate(update: ManyUpdate): { set: Array<[string, unknown]>; p
     if (Object.hasOwn(setObject, field)) refuse(`$set and $pull both target ${field}.`);
   }
   return { set, pull };
+}
+
+/** Values equal under BSON comparison (1 and 1.0, Dates by time) kept once, in their order. */
+function distinctValues(values: readonly Scalar[]): Scalar[] {
+  const seen = new Set<string>();
+  return values.filter((value) => {
+    const key = encodeKey(value);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -5,7 +5,7 @@
  * by MongoDB's sort rules, keeping only the first skip+limit when that is a small part of them.
  */
 import { type Scalar, type Sort } from '../port.js';
-import { compareValues, keyValuesAt, typeRank } from './bson.js';
+import { compareValues, encodeKey, keyValuesAt, typeRank } from './bson.js';
 import { type MatchSet, type Restriction } from './planner.js';
 import { type StoredDoc } from './predicate.js';
 import { BracketEdge, type IndexCursor, type SortedIndex } from './sorted-index.js';
@@ -164,9 +164,16 @@ function orderedWalk(host: OrderingHost, sort: Sort, restrictions: readonly Rest
   return { runs, universe, read: (matches, skip, end) => readRuns(index, j, runs, direction, matches, skip, end) };
 }
 
+/** Equal values (BSON comparison: 1 and 1.0, Dates by time) kept once; a `$in` may list hundreds. */
 function dedupe(values: readonly Scalar[]): Scalar[] {
+  const seen = new Set<string>();
   const out: Scalar[] = [];
-  for (const value of values) if (!out.some((seen) => typeRank(seen) === typeRank(value) && compareValues(seen, value) === 0)) out.push(value);
+  for (const value of values) {
+    const key = encodeKey(value);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(value);
+  }
   return out;
 }
 
