@@ -13,11 +13,10 @@
  * script maps the variable to the flag, so no bench code reads the environment). `--utc-zones` gives
  * every event the UTC zone instead of its venue's, to separate time-zone formatting from the rest.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { type ParentMessage, type RequestFacts, SCENARIOS, type Scenario, scenarioUrls, type ServerMessage } from './protocol.js';
+import { SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
+import { mib, serverFigures, startServer, stopServer } from './server-process.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -59,44 +58,6 @@ interface Row {
   gcShare: number;
 }
 
-function startServer(events: number): Promise<{ child: ChildProcess; port: number; facts: RequestFacts; generatedMs: number; rss: number }> {
-  const script = fileURLToPath(new URL('./server.ts', import.meta.url));
-  // A million events need more than the default old-space limit; smaller calendars keep the default.
-  const child = fork(script, ['--events', String(events), ...(flags['utc-zones'] ? ['--utc-zones'] : [])], {
-    execArgv: [
-      '--import',
-      'tsx',
-      ...(events > 300_000 ? ['--max-old-space-size=16384'] : []),
-      ...(flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`]),
-      ...flags['server-flags'].split(' ').filter((flag) => flag !== ''),
-    ],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`The bench server exited early (code ${code}).`)));
-    child.on('message', (message: ServerMessage) => {
-      if (message.type === 'ready') resolve({ child, port: message.port, facts: message.facts, generatedMs: message.generatedMs, rss: message.rss });
-    });
-  });
-}
-
-function request(child: ChildProcess, message: ParentMessage): void {
-  child.send(message);
-}
-
-function serverFigures(child: ChildProcess): Promise<{ peak: number; loopDelayMaxMs: number; gcMs: number }> {
-  return new Promise((resolve) => {
-    const onMessage = (message: ServerMessage): void => {
-      if (message.type !== 'rss') return;
-      child.off('message', onMessage);
-      resolve(message);
-    };
-    child.on('message', onMessage);
-    request(child, { type: 'rss' });
-  });
-}
-
 async function load(port: number, urls: string[], seconds: number): Promise<autocannon.Result> {
   let next = 0;
   return autocannon({
@@ -113,11 +74,13 @@ async function load(port: number, urls: string[], seconds: number): Promise<auto
 }
 
 const rows: Row[] = [];
-const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
 
 for (const size of sizes) {
   console.log(`\n${size.toLocaleString('en')} events: generating…`);
-  const { child, port, facts, generatedMs, rss } = await startServer(size);
+  const { child, port, facts, generatedMs, rss } = await startServer(size, flags['utc-zones'] ? ['--utc-zones'] : [], [
+    ...(flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`]),
+    ...flags['server-flags'].split(' ').filter((flag) => flag !== ''),
+  ]);
   console.log(`  generated in ${(generatedMs / 1000).toFixed(1)} s; server RSS ${mib(rss)} MiB; listening on ${port}`);
   try {
     for (const scenario of scenarios) {
@@ -143,8 +106,7 @@ for (const size of sizes) {
       console.log(`  ${scenario.padEnd(9)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  RSS ${row.peakRssMiB} MiB  longest stall ${row.stallMs} ms  GC ${(row.gcShare * 100).toFixed(0)}%`);
     }
   } finally {
-    request(child, { type: 'stop' });
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stopServer(child);
   }
 }
 

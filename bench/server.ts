@@ -14,7 +14,14 @@ import { generateCalendar } from './calendar.js';
 import { type ServerMessage, type ParentMessage, sampleFacts } from './protocol.js';
 
 const { values: flags } = parseArgs({
-  options: { events: { type: 'string' }, seed: { type: 'string', default: '42' }, 'utc-zones': { type: 'boolean', default: false } },
+  options: {
+    events: { type: 'string' },
+    seed: { type: 'string', default: '42' },
+    'utc-zones': { type: 'boolean', default: false },
+    // Load shedding threshold (MAX_EVENT_LOOP_DELAY_MS); 0, the default here, measures the service
+    // without its protection. The overload bench turns it on.
+    'shed-ms': { type: 'string', default: '0' },
+  },
 });
 const events = Number(flags.events);
 if (!Number.isSafeInteger(events) || events <= 0) throw new Error('--events must be a positive integer');
@@ -37,7 +44,7 @@ const config = loadConfig({
   LOG_LEVEL: 'silent',
   RATE_LIMIT_READS: '0',
   RATE_LIMIT_WRITES: '0',
-  MAX_EVENT_LOOP_DELAY_MS: '0',
+  MAX_EVENT_LOOP_DELAY_MS: flags['shed-ms'],
 });
 const app = buildApp({ config, storage, logger: false });
 await app.listen({ host: '127.0.0.1', port: 0 });

@@ -41,6 +41,7 @@ import { type OrganizersService } from './organizers.js';
 import { type TermRef, type TermsService } from './terms.js';
 import { type VenuesService } from './venues.js';
 import { changedFields } from './changes.js';
+import { KeyedLock } from '../lib/keyed-lock.js';
 import { ParamErrors, resolveImage, resolveWebsite, toBool, toId, toList } from './input.js';
 
 export type EventKey = { id: number } | { slug: string };
@@ -76,6 +77,9 @@ const SLUG_INDEX = 'events_slug_unique';
 const MAX_SLUG_ATTEMPTS = 100;
 
 export function createEventsService({ storage, siteTimezone, perPageMax, geolocEnabled = true, venues, organizers, categories, tags, now = () => new Date() }: EventsServiceDeps) {
+  /** Updates and trashing of one event, one at a time (see `update`). */
+  const writes = new KeyedLock<number>();
+
   async function findEvent(key: EventKey): Promise<EventDoc> {
     const doc = 'id' in key ? await storage.events.findById(key.id) : await storage.events.findOne({ slug: key.slug });
     if (!doc) throw 'id' in key ? new NotFoundError('event', key.id) : new NotFoundError('event', key.slug, 'slug');
@@ -700,14 +704,20 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       return { doc: stored, relations: await relationsOf(stored, caller) };
     },
 
+    /**
+     * Per-field last writer wins: an update writes only the fields it changes, read-modify-write
+     * under the event's lock (KeyedLock) so derived fields follow the latest version.
+     */
     async update(key: EventKey, input: EventInput, caller: Caller) {
-      const updated = await updateDoc(await findEvent(key), input, caller);
+      const { _id } = await findEvent(key);
+      const updated = await writes.run(_id, async () => updateDoc(await findEvent({ id: _id }), input, caller));
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 
     /** Moves the event to the trash (reference §6.6); a second delete is 410. */
     async trash(key: EventKey, caller: Caller) {
-      const updated = await trashDoc(await findEvent(key));
+      const { _id } = await findEvent(key);
+      const updated = await writes.run(_id, async () => trashDoc(await findEvent({ id: _id })));
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 

@@ -21,6 +21,7 @@ import {
 } from '../storage/port.js';
 import { asSeen, type Caller, effectiveStatus, eventUsableBy } from './access.js';
 import { changedFields } from './changes.js';
+import { KeyedLock } from '../lib/keyed-lock.js';
 import { isTruthy, ParamErrors, resolveImage, resolveWebsite, toId } from './input.js';
 
 export type LinkedPostDoc = VenueDoc | OrganizerDoc;
@@ -89,6 +90,9 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
   { storage, siteTimezone, perPageMax, now = () => new Date() }: LinkedPostServiceDeps,
 ) {
   const collection = storage[def.collection] as unknown as Collection<D>;
+
+  /** Updates and trashing of one record, one at a time (see `update`). */
+  const writes = new KeyedLock<number>();
 
   async function find(key: LinkedPostKey): Promise<D> {
     const doc = 'id' in key ? await collection.findById(key.id) : await collection.findOne({ slug: key.slug });
@@ -320,23 +324,30 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     createWithSlug,
     changes,
 
+    /** Per-field last writer wins, read-modify-write under the record's lock (as for events). */
     async update(key: LinkedPostKey, input: I & { [name: string]: unknown }) {
-      const current = await find(key);
-      const errors = new ParamErrors();
-      const set = prepare(input, current, errors);
-      if (!errors.empty) throw new InvalidParamsError(errors.params);
-      return applyUpdate(current, set);
+      const { _id } = await find(key);
+      return writes.run(_id, async () => {
+        const current = await find({ id: _id });
+        const errors = new ParamErrors();
+        const set = prepare(input, current, errors);
+        if (!errors.empty) throw new InvalidParamsError(errors.params);
+        return applyUpdate(current, set);
+      });
     },
 
     /** Trash, then unlink from every event (reference §6.6); a second delete is 410. */
     async trash(key: LinkedPostKey): Promise<D> {
-      const current = await find(key);
-      if (current.status === 'trash') throw new GoneError(def.kind);
-      const trashed = await collection.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } as Partial<D> });
-      if (!trashed) throw new NotFoundError(def.kind, current._id);
-      if (def.eventField === 'venueId') await storage.events.updateMany({ venueId: current._id }, { $set: { venueId: null } });
-      else await storage.events.updateMany({ organizerIds: current._id }, { $pull: { organizerIds: current._id } });
-      return trashed;
+      const { _id } = await find(key);
+      return writes.run(_id, async () => {
+        const current = await find({ id: _id });
+        if (current.status === 'trash') throw new GoneError(def.kind);
+        const trashed = await collection.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } as Partial<D> });
+        if (!trashed) throw new NotFoundError(def.kind, current._id);
+        if (def.eventField === 'venueId') await storage.events.updateMany({ venueId: current._id }, { $set: { venueId: null } });
+        else await storage.events.updateMany({ organizerIds: current._id }, { $pull: { organizerIds: current._id } });
+        return trashed;
+      });
     },
 
     async list(params: LinkedPostListParams, caller: Caller | null): Promise<{ items: D[]; total: number; paging: Paging; args: Array<[string, string]> }> {

@@ -1,0 +1,57 @@
+/**
+ * Starting and talking to a bench server process (bench/server.ts) from a driver script.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { type ParentMessage, type RequestFacts, type ServerMessage } from './protocol.js';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  facts: RequestFacts;
+  generatedMs: number;
+  rss: number;
+}
+
+/** Forks the server on a calendar of `events` events; `args` go to bench/server.ts, `execArgv` to node. */
+export function startServer(events: number, args: string[] = [], execArgv: string[] = []): Promise<ServerProcess> {
+  const script = fileURLToPath(new URL('./server.ts', import.meta.url));
+  const child = fork(script, ['--events', String(events), ...args], {
+    // A million events need more than the default old-space limit; smaller calendars keep the default.
+    execArgv: ['--import', 'tsx', ...(events > 300_000 ? ['--max-old-space-size=16384'] : []), ...execArgv],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`The bench server exited early (code ${code}).`)));
+    child.on('message', (message: ServerMessage) => {
+      if (message.type === 'ready') resolve({ child, port: message.port, facts: message.facts, generatedMs: message.generatedMs, rss: message.rss });
+    });
+  });
+}
+
+function send(child: ChildProcess, message: ParentMessage): void {
+  child.send(message);
+}
+
+/** Peak RSS, longest event-loop stall and GC time since the previous call (the server then resets them). */
+export function serverFigures(child: ChildProcess): Promise<{ peak: number; current: number; loopDelayMaxMs: number; gcMs: number }> {
+  return new Promise((resolve) => {
+    const onMessage = (message: ServerMessage): void => {
+      if (message.type !== 'rss') return;
+      child.off('message', onMessage);
+      resolve(message);
+    };
+    child.on('message', onMessage);
+    send(child, { type: 'rss' });
+  });
+}
+
+export async function stopServer(child: ChildProcess): Promise<void> {
+  child.removeAllListeners('exit');
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  send(child, { type: 'stop' });
+  await exited;
+}
+
+export const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
