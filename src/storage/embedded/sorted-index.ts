@@ -278,16 +278,12 @@ export class SortedIndex {
    * not before it (`!after`). Probe values may be BracketEdges.
    */
   seek(probe: readonly ProbeValue[], after: boolean): number {
-    const goesLeft = (block: Block, i: number): boolean => {
-      const order = this.compareToProbes(block, i, probe);
-      return after ? order > 0 : order >= 0;
-    };
     let lo = 0;
     let hi = this.blocks.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const block = this.blocks[mid]!;
-      if (goesLeft(block, block.ids.length - 1)) hi = mid;
+      if (this.goesLeft(block, block.ids.length - 1, probe, after)) hi = mid;
       else lo = mid + 1;
     }
     if (lo === this.blocks.length) return this.total;
@@ -296,10 +292,22 @@ export class SortedIndex {
     let right = block.ids.length;
     while (left < right) {
       const mid = (left + right) >>> 1;
-      if (goesLeft(block, mid)) right = mid;
+      if (this.goesLeft(block, mid, probe, after)) right = mid;
       else left = mid + 1;
     }
     return this.blockStarts()[lo]! + left;
+  }
+
+  /** Whether the entry sorts after the probe (`after`) or not before it. A method, not a closure per seek. */
+  private goesLeft(block: Block, i: number, probe: readonly ProbeValue[], after: boolean): boolean {
+    let order: number;
+    const first = probe[0];
+    const key = block.keys[0]![i];
+    // One numeric component against a numeric key (ids: venue, organizer, category, tag) compares
+    // as plain numbers (BSON order within the number bracket; NaN and other types take the full path).
+    if (probe.length === 1 && typeof first === 'number' && typeof key === 'number' && first === first && key === key) order = key - first;
+    else order = this.compareToProbes(block, i, probe);
+    return after ? order > 0 : order >= 0;
   }
 
   /** Block index and offset of a position (position < size). */
