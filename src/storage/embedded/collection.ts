@@ -23,7 +23,7 @@ import { cloneValue, compareValues, deepFreeze, EMPTY_ARRAY_KEY, encodeKey, isPl
 import { ClauseCache } from './clause-cache.js';
 import { DateColumn } from './date-column.js';
 import { checkCount, checkFieldPath, checkSort, isScalar, parseFilter, type Expr } from './filter.js';
-import { centralAngle, GeoIndex, pointsForMatching, type LngLat } from './geo-index.js';
+import { GeoIndex, type LngLat } from './geo-index.js';
 import { pageSlots } from './ordering.js';
 import { type MatchSet, Planner, type PlannerHost } from './planner.js';
 import { type StoredDoc, valueAt } from './predicate.js';
@@ -400,7 +400,8 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       for (const slot of inCap) {
         if (!matches.has(slot)) continue;
         const doc = this.docs[slot]!;
-        found.push({ _id: doc._id, distance: Math.min(...pointsForMatching(valueAt(doc, field)).map((p) => centralAngle(center, p))) });
+        // The points the index holds for the document are the ones its field yields.
+        found.push({ _id: doc._id, distance: index.nearestAngle(slot, center) });
       }
       return found;
     });

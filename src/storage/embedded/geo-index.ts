@@ -119,6 +119,13 @@ export class GeoIndex {
     if (this.pointsById.delete(id)) this.tree = null;
   }
 
+  /** The central angle from `center` to the nearest indexed point of a document (Infinity: none). */
+  nearestAngle(id: number, center: LngLat): number {
+    let nearest = Infinity;
+    for (const point of this.pointsById.get(id) ?? []) nearest = Math.min(nearest, centralAngle(center, point));
+    return nearest;
+  }
+
   /** Ids of documents with a point inside the spherical cap (exact test on every candidate). */
   within(center: LngLat, radius: number): Set<number> {
     const result = new Set<number>();
