@@ -31,8 +31,15 @@ export function resolveStatuses(raw: string | string[] | undefined, caller: Call
   return [...statuses];
 }
 
-/** Selects documents whose status, as readers see it at `now`, is one of `statuses`. */
-export function statusFilter(statuses: readonly PostStatus[], now: Date): Filter {
+/**
+ * Selects documents whose status, as readers see it at `now`, is one of `statuses`. `now` is taken
+ * to the whole second: the filter then stays the same for a second, so the embedded engine's
+ * clause cache serves it instead of re-evaluating the `$or` for every request (about a tenth of a
+ * list request's time). A scheduled post may so enter lists up to a second after its date (posts
+ * scheduled through the API have whole-second dates, and enter exactly on time).
+ */
+export function statusFilter(statuses: readonly PostStatus[], at: Date): Filter {
+  const now = new Date(Math.floor(at.getTime() / 1000) * 1000);
   const wanted = new Set(statuses);
   const published = wanted.has('publish');
   const future = wanted.has('future');

@@ -422,7 +422,17 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
    * like distinct; null, missing and empty arrays are left out as both do. Null when no such
    * index exists, or when the matches are so few that reading them is cheaper. Ascending BSON order.
    */
-  private indexedValueCounts(field: string, matches: MatchSet, firstOnly: boolean, expr: Expr): Array<{ value: unknown; count: number }> | null {
+  /**
+   * `required`: values the caller took out of the evaluated filter (see countValues); the counts
+   * must then come from exactly these values, or null is returned.
+   */
+  private indexedValueCounts(
+    field: string,
+    matches: MatchSet,
+    firstOnly: boolean,
+    expr: Expr,
+    required?: readonly Scalar[],
+  ): Array<{ value: unknown; count: number }> | null {
     if (field.includes('.')) return null;
     // Other key fields holding arrays would put a document twice under one value.
     const index = this.sortedIndexes.find((candidate) => candidate.fields[0] === field && candidate.arrayDocs.every((count, i) => i === 0 || count === 0));
@@ -430,15 +440,16 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     // A filter listing the field's values (`venueId $in` the venues near a point) names the only
     // values that can match: just those are looked up.
     // Not for a field holding arrays: a listed element's documents count their other elements too.
-    const listed =
-      index.arrayDocs[0] === 0
-        ? this.planner.restrictions(expr).find((r): r is { field: string; values: Scalar[] } => r.field === field && 'values' in r)
-        : undefined;
-    const values = listed === undefined ? index.leadingValues() : distinctValues(listed.values);
+    const listedValues =
+      index.arrayDocs[0] !== 0
+        ? undefined
+        : (required ?? this.planner.restrictions(expr).find((r): r is { field: string; values: Scalar[] } => r.field === field && 'values' in r)?.values);
+    if (required !== undefined && listedValues === undefined) return null;
+    const values = listedValues === undefined ? index.leadingValues() : distinctValues(listedValues);
     // The index visits the entries of each value (a bit test each) plus two seeks per value; the
     // documents' path reads each match (a few cache misses).
     const entries = (index.size * values.length) / Math.max(1, index.distinctLeading);
-    if (entries * 4 + values.length * 2_000 > matches.size * 150) return null;
+    if (required === undefined && entries * 4 + values.length * 2_000 > matches.size * 150) return null;
     const bits = matches.asBits();
     const counts: Array<{ value: unknown; count: number }> = [];
     for (const value of values) {
@@ -493,6 +504,13 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     checkFieldPath(field, 'countValues');
     const expr = this.parse(filter);
     const { indexed, docs } = this.read(() => {
+      // Counting value by value applies a `field $in [...]` clause by itself: the rest of the filter
+      // is evaluated without it (a list of hundreds of venues otherwise costs its index seeks twice).
+      const listed = listedClause(expr, field);
+      if (listed !== null) {
+        const counts = this.indexedValueCounts(field, this.match(listed.rest), false, expr, listed.values);
+        if (counts !== null) return { indexed: counts, docs: [] };
+      }
       const matches = this.match(expr);
       const counts = this.indexedValueCounts(field, matches, false, expr);
       return { indexed: counts, docs: counts === null ? this.matchedDocs(matches) : [] };
@@ -687,4 +705,22 @@ function distinctValues(values: readonly Scalar[]): Scalar[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * A top-level `field $in [numbers or strings]` clause of a conjunction, and the conjunction
+ * without it. Only plain values: null (missing fields) and NaN follow matcher rules, not index keys.
+ */
+function listedClause(expr: Expr, field: string): { values: Scalar[]; rest: Expr } | null {
+  if (expr.kind !== 'and' || field.includes('.')) return null;
+  const at = expr.children.findIndex(
+    (child) =>
+      child.kind === 'in' &&
+      child.field === field &&
+      !child.negated &&
+      child.values.every((value) => typeof value === 'string' || (typeof value === 'number' && !Number.isNaN(value))),
+  );
+  if (at < 0) return null;
+  const clause = expr.children[at] as Extract<Expr, { kind: 'in' }>;
+  return { values: clause.values, rest: { kind: 'and', children: expr.children.filter((_, i) => i !== at) } };
 }
