@@ -25,6 +25,7 @@ const COLLECTION_METHODS = [
   'updateMany',
   'near',
   'deleteById',
+  'explain',
 ] as const satisfies readonly Method[];
 
 const WRITE_METHODS: ReadonlySet<string> = new Set(['insertOne', 'updateById', 'updateMany', 'deleteById', 'nextId']);

@@ -266,6 +266,18 @@ export interface Collection<T extends { _id: number }> {
   near(field: string, query: NearQuery): Promise<NearHit[]>;
   /** Permanently delete; returns whether a document was removed. */
   deleteById(id: number): Promise<boolean>;
+  /** How the engine would run `find(query)` (reads nothing but its plan; for tests and operators). */
+  explain(query: CompiledQuery): Promise<QueryPlan>;
+}
+
+/** An engine's plan for a query, in terms both engines share. */
+export interface QueryPlan {
+  /** Indexes read to find the matches, by their names in indexes/ (`_id_`: the primary key). */
+  indexes: string[];
+  /** Whether documents are found by examining every document of the collection (a collection scan). */
+  collectionScan: boolean;
+  /** How the order is produced: walking an index, sorting the matches in memory, or none asked. */
+  sort: 'index' | 'memory' | 'none';
 }
 
 /** A nearest-first search around a point on a 2dsphere-indexed field. */

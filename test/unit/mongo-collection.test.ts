@@ -6,7 +6,7 @@ import { type Collection as DriverCollection, MongoServerError } from 'mongodb';
 import { describe, expect, it, vi } from 'vitest';
 import { indexes } from '../../indexes/index.js';
 import { DuplicateKeyError, StorageUnavailableError, UnsupportedQueryError } from '../../src/errors.js';
-import { createMongoCollection, type StoredDocument } from '../../src/storage/mongodb/collection.js';
+import { createMongoCollection, planOf, type StoredDocument } from '../../src/storage/mongodb/collection.js';
 import { type CounterDoc, createSequences } from '../../src/storage/mongodb/counters.js';
 import { mongoClientOptions, DEFAULT_MONGO_TIMEOUTS } from '../../src/storage/mongodb/index.js';
 import { type TagDoc } from '../../src/storage/port.js';
@@ -284,5 +284,45 @@ describe('mongodb client options', () => {
       serverSelectionTimeoutMS: 5000,
     });
     expect(options).not.toHaveProperty('timeoutMS');
+  });
+});
+
+describe('planOf (explain on MongoDB)', () => {
+  const sorted = { filter: {}, sort: [['startUtc', 1], ['_id', 1]] as Array<[string, 1 | -1]> };
+
+  it('reads an index walk in the classic plan tree', () => {
+    const plan = planOf(
+      { stage: 'LIMIT', inputStage: { stage: 'FETCH', filter: { hideFromListings: { $eq: false } }, inputStage: { stage: 'IXSCAN', indexName: 'events_status_start', keyPattern: { status: 1, startUtc: 1, _id: 1 } } } },
+      sorted,
+    );
+    expect(plan).toEqual({ indexes: ['events_status_start'], collectionScan: false, sort: 'index' });
+  });
+
+  it('reads a collection scan sorted in memory', () => {
+    expect(planOf({ stage: 'SORT', sortPattern: { startUtc: 1 }, inputStage: { stage: 'COLLSCAN', direction: 'forward' } }, sorted)).toEqual({
+      indexes: [],
+      collectionScan: true,
+      sort: 'memory',
+    });
+  });
+
+  it('reads text search stages and OR branches', () => {
+    const plan = planOf(
+      {
+        stage: 'SORT',
+        inputStage: {
+          stage: 'TEXT_MATCH',
+          indexName: 'events_text',
+          inputStage: { stage: 'FETCH', inputStage: { stage: 'OR', inputStages: [{ stage: 'IXSCAN', indexName: 'events_text' }, { stage: 'IXSCAN', indexName: 'events_venue_start' }] } },
+        },
+      },
+      sorted,
+    );
+    expect(plan).toEqual({ indexes: ['events_text', 'events_venue_start'], collectionScan: false, sort: 'memory' });
+  });
+
+  it('reads the slot-based engine form (queryPlan under winningPlan), unsorted queries', () => {
+    const plan = planOf({ queryPlan: { stage: 'FETCH', planNodeId: 2, inputStage: { stage: 'IXSCAN', planNodeId: 1, indexName: '_id_' } }, slotBasedPlan: { slots: '$$RESULT=s11', stages: '[2] nlj …' } }, { filter: {} });
+    expect(plan).toEqual({ indexes: ['_id_'], collectionScan: false, sort: 'none' });
   });
 });

@@ -344,6 +344,7 @@ function createDurable(parts: DurableParts): DurableStorage {
       count: async (filter) => (assertUsable(), target.count(filter)),
       distinct: async (field, filter) => (assertUsable(), target.distinct(field, filter)),
       countValues: async (field, filter) => (assertUsable(), target.countValues(field, filter)),
+      explain: async (query) => (assertUsable(), target.explain(query)),
       near: async (field, query) => (assertUsable(), target.near(field, query)),
     };
   }

@@ -15,6 +15,7 @@ import {
   type NearHit,
   type NearQuery,
   type Page,
+  type QueryPlan,
   type Scalar,
   type Update,
 } from '../port.js';
@@ -24,7 +25,7 @@ import { ClauseCache } from './clause-cache.js';
 import { DateColumn } from './date-column.js';
 import { checkCount, checkFieldPath, checkSort, isScalar, parseFilter, type Expr } from './filter.js';
 import { GeoIndex, type LngLat } from './geo-index.js';
-import { pageSlots } from './ordering.js';
+import { orderPlan, pageSlots } from './ordering.js';
 import { type MatchSet, Planner, type PlannerHost } from './planner.js';
 import { type StoredDoc, valueAt } from './predicate.js';
 import { SortedIndex } from './sorted-index.js';
@@ -375,6 +376,18 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       return { docs: this.page(expr, matches, query), total: matches.size };
     });
     return { items: docs as unknown as T[], total };
+  }
+
+  async explain(query: CompiledQuery): Promise<QueryPlan> {
+    this.assertOpen();
+    const expr = this.parse(query.filter);
+    return this.read(() => {
+      const uses = this.planner.explain(expr);
+      const request = { sort: checkSort(query.sort), skip: checkCount(query.skip, 'skip'), limit: checkCount(query.limit, 'limit') };
+      const order = orderPlan({ docs: this.docs, sortedIndexes: this.sortedIndexes }, this.match(expr), request, this.planner.restrictions(expr));
+      const indexes = [...new Set([...uses.indexes, ...(order.index === undefined ? [] : [order.index])])].sort();
+      return { indexes, collectionScan: uses.scan, sort: order.sort };
+    });
   }
 
   async count(filter: Filter): Promise<number> {

@@ -41,15 +41,28 @@ export function pageSlots(host: OrderingHost, matches: MatchSet, request: PageRe
     return out;
   }
   const wanted = Math.min(end, matches.size);
+  const walk = chosenWalk(host, matches.size, wanted, sort, restrictions);
+  return walk !== null ? walk.read(matches, skip, wanted) : rankSlots(host.docs, matches, sort, skip, wanted);
+}
+
+/** The ordered index walk a page of `wanted` out of `size` matches takes, or null: sorted in memory. */
+function chosenWalk(host: OrderingHost, size: number, wanted: number, sort: Sort, restrictions: readonly Restriction[]) {
   const walk = orderedWalk(host, sort, restrictions);
-  const rankCost = matches.size * COST.key + matches.size * Math.log2(Math.min(wanted, matches.size) + 1) * COST.compare;
-  if (walk !== null) {
-    // Matches are spread over the walked entries: reaching the last wanted one takes about this many
-    // steps, each dearer the more runs are merged.
-    const steps = Math.min(walk.universe, (wanted * walk.universe) / matches.size);
-    if (steps * COST.step * Math.sqrt(walk.runs.length) <= rankCost) return walk.read(matches, skip, wanted);
-  }
-  return rankSlots(host.docs, matches, sort, skip, wanted);
+  if (walk === null) return null;
+  const rankCost = size * COST.key + size * Math.log2(Math.min(wanted, size) + 1) * COST.compare;
+  // Matches are spread over the walked entries: reaching the last wanted one takes about this many
+  // steps, each dearer the more runs are merged.
+  const steps = Math.min(walk.universe, (wanted * walk.universe) / size);
+  return steps * COST.step * Math.sqrt(walk.runs.length) <= rankCost ? walk : null;
+}
+
+/** How `pageSlots` would order this page (explain): the index it walks, or a sort in memory. */
+export function orderPlan(host: OrderingHost, matches: MatchSet, request: PageRequest, restrictions: readonly Restriction[]): { sort: 'index' | 'memory' | 'none'; index?: string } {
+  if (request.sort.length === 0) return { sort: 'none' };
+  if (matches.size === 0) return { sort: 'index' };
+  const end = request.limit === 0 ? Infinity : request.skip + request.limit;
+  const walk = chosenWalk(host, matches.size, Math.min(end, matches.size), request.sort, restrictions);
+  return walk === null ? { sort: 'memory' } : { sort: 'index', index: walk.index };
 }
 
 /** MongoDB's sort key of a document: per key, an array's smallest element ascending and largest descending. */
@@ -117,6 +130,8 @@ function rankSlots(docs: OrderingHost['docs'], matches: MatchSet, sort: Sort, sk
 }
 
 interface Walk {
+  /** The index walked (explain). */
+  index: string;
   runs: Array<readonly [from: number, to: number]>;
   universe: number;
   read(matches: MatchSet, skip: number, end: number): number[];
@@ -161,7 +176,7 @@ function orderedWalk(host: OrderingHost, sort: Sort, restrictions: readonly Rest
   const { index, j, prefixes } = best;
   const runs = prefixes.map((prefix) => spanOf(index, prefix, field, restrictions));
   const universe = runs.reduce((sum, [from, to]) => sum + Math.max(0, to - from), 0);
-  return { runs, universe, read: (matches, skip, end) => readRuns(index, j, runs, direction, matches, skip, end) };
+  return { index: index.name, runs, universe, read: (matches, skip, end) => readRuns(index, j, runs, direction, matches, skip, end) };
 }
 
 /** Equal values (BSON comparison: 1 and 1.0, Dates by time) kept once; a `$in` may list hundreds. */

@@ -121,7 +121,21 @@ interface Plan {
   estimate: number;
   cost: number;
   run(): MatchSet;
+  /** What running it reads (explain). */
+  uses(): Uses;
 }
+
+/** The indexes a plan reads, and whether it examines every document. */
+export interface Uses {
+  indexes: string[];
+  scan: boolean;
+}
+
+function combine(parts: readonly Uses[]): Uses {
+  return { indexes: [...new Set(parts.flatMap((part) => part.indexes))].sort(), scan: parts.some((part) => part.scan) };
+}
+
+const NOTHING: Uses = { indexes: [], scan: false };
 
 /** An index access path: positions in one sorted index, the text index, or a known slot list. */
 interface IndexPath {
@@ -253,6 +267,42 @@ export class Planner {
     return this.planConjunction(expr.kind === 'and' ? expr.children : [expr]).run();
   }
 
+  /** What `evaluate` would read for the expression (explain), without evaluating it. */
+  explain(expr: Expr): Uses {
+    return this.planConjunction(expr.kind === 'and' ? expr.children : [expr]).uses();
+  }
+
+  /** The index (or postings) a clause is answered from, as `indexPath` would choose it. */
+  private clauseUses(expr: Expr): Uses {
+    const host = this.host;
+    switch (expr.kind) {
+      case 'const':
+        return NOTHING;
+      case 'text':
+        return host.textIndex === null ? { indexes: [], scan: true } : { indexes: [host.textIndex.name], scan: false };
+      case 'geo': {
+        const index = host.geoIndexFor(expr.condition.field);
+        return index === undefined ? { indexes: [], scan: true } : { indexes: [index.name], scan: false };
+      }
+      case 'and':
+      case 'or':
+      case 'nor':
+        return combine(expr.children.map((child) => this.planConjunction(child.kind === 'and' ? child.children : [child]).uses()));
+      case 'exists':
+        return { indexes: [], scan: true };
+      case 'cmp':
+      case 'in': {
+        const lookup = (expr.kind === 'cmp' && expr.op === '$eq' && indexableValue(expr.value)) || (expr.kind === 'in' && !expr.negated && expr.values.every(indexableValue));
+        const range = expr.kind === 'cmp' && expr.op !== '$eq' && expr.op !== '$ne' && indexableValue(expr.value);
+        if (expr.field === '_id' && lookup) return { indexes: ['_id_'], scan: false };
+        if (expr.field.includes('.') || (!lookup && !range)) return { indexes: [], scan: true };
+        const choice = this.indexFor(expr.field);
+        if (choice !== null) return { indexes: [choice.index.name], scan: false };
+        return lookup && host.postings(expr.field) !== undefined ? { indexes: [`postings:${expr.field}`], scan: false } : { indexes: [], scan: true };
+      }
+    }
+  }
+
   /** Field restrictions every match satisfies (for choosing ordered walks). */
   restrictions(expr: Expr): Restriction[] {
     const out: Restriction[] = [];
@@ -270,16 +320,21 @@ export class Planner {
   private planConjunction(conjuncts: readonly Expr[]): Plan {
     const host = this.host;
     const clauses = conjuncts.filter((c) => !(c.kind === 'const' && c.value));
-    if (clauses.some((c) => c.kind === 'const')) return { estimate: 0, cost: 0, run: () => EMPTY };
+    if (clauses.some((c) => c.kind === 'const')) return { estimate: 0, cost: 0, run: () => EMPTY, uses: () => NOTHING };
     if (clauses.length === 0) {
-      return { estimate: host.liveCount, cost: 0, run: () => MatchSet.ofBits(host.live, host.liveCount) };
+      // Every document, without looking at any: no index, but no scan either.
+      return { estimate: host.liveCount, cost: 0, run: () => MatchSet.ofBits(host.live, host.liveCount), uses: () => NOTHING };
     }
     const accesses = clauses.map((clause) => this.access(clause));
     const estimate = Math.min(host.liveCount, ...accesses.map((a) => a.estimate));
-    if (estimate === 0) return { estimate: 0, cost: 0, run: () => EMPTY };
+    // A cached clause is a bitset kept exact write by write: it reads no index and scans nothing now,
+    // but it stands for the index it was built from, which is what explain reports.
+    const usesOf = (chosen: readonly Access[]): Uses =>
+      combine(chosen.map((a) => (a.cached !== null ? { indexes: this.clauseUses(a.expr).indexes, scan: false } : this.clauseUses(a.expr))));
+    if (estimate === 0) return { estimate: 0, cost: 0, run: () => EMPTY, uses: () => usesOf(accesses) };
     if (accesses.length === 1 && accesses[0]!.cached !== null) {
       const cached = accesses[0]!.cached;
-      return { estimate, cost: 0, run: () => MatchSet.ofBits(cached.bits, cached.count) };
+      return { estimate, cost: 0, run: () => MatchSet.ofBits(cached.bits, cached.count), uses: () => usesOf(accesses) };
     }
 
     const options: Plan[] = [];
@@ -303,14 +358,15 @@ export class Planner {
         }
       }
       if (readsDocs) cost += n * COST.doc;
-      options.push({ estimate, cost, run: () => this.runWalk(driver, accesses, byBits) });
+      // The other clauses are tested on the driver's candidates: only the driver and the bitsets read indexes.
+      options.push({ estimate, cost, run: () => this.runWalk(driver, accesses, byBits), uses: () => usesOf([driver, ...byBits]) });
     }
     // Bits: every clause's bitset, ANDed, then one popcount.
     const bitsCost = accesses.reduce((sum, a) => sum + a.materializeCost, 0) + (accesses.length + 1) * this.words * COST.word;
-    options.push({ estimate, cost: bitsCost, run: () => this.runBits(accesses) });
+    options.push({ estimate, cost: bitsCost, run: () => this.runBits(accesses), uses: () => usesOf(accesses) });
     // Scan: every document against every clause.
     const scanCost = host.liveCount * (accesses.reduce((sum, a) => sum + a.testCost, 0) + COST.entry + COST.doc);
-    options.push({ estimate, cost: scanCost, run: () => this.runScan(accesses) });
+    options.push({ estimate, cost: scanCost, run: () => this.runScan(accesses), uses: () => ({ indexes: [], scan: true }) });
     return options.reduce((best, option) => (option.cost < best.cost ? option : best));
   }
 

@@ -11,6 +11,7 @@ import {
   type IndexDefinition,
   type ManyUpdate,
   type Page,
+  type QueryPlan,
   type Scalar,
   type Sort,
   type Update,
@@ -61,6 +62,33 @@ function checkedFields(fields: Record<string, unknown> | undefined, where: strin
   return out;
 }
 
+/**
+ * The shared plan of a `queryPlanner` winning plan: the classic tree (`stage`, `inputStage(s)`,
+ * `indexName`) or, on the slot-based engine, the same tree under `queryPlan`. IXSCAN, TEXT* and
+ * GEO_NEAR* stages name their index; COLLSCAN is a collection scan; a SORT stage sorts in memory.
+ */
+export function planOf(winningPlan: unknown, query: CompiledQuery): QueryPlan {
+  const indexes = new Set<string>();
+  let collectionScan = false;
+  let memorySort = false;
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      node.forEach(visit);
+      return;
+    }
+    const stage = (node as { stage?: unknown }).stage;
+    const indexName = (node as { indexName?: unknown }).indexName;
+    if (typeof indexName === 'string') indexes.add(indexName);
+    if (stage === 'COLLSCAN') collectionScan = true;
+    if (stage === 'SORT') memorySort = true;
+    for (const value of Object.values(node)) if (value !== null && typeof value === 'object') visit(value);
+  };
+  visit(winningPlan);
+  const sorted = query.sort !== undefined && query.sort.length > 0;
+  return { indexes: [...indexes].sort(), collectionScan, sort: !sorted ? 'none' : memorySort ? 'memory' : 'index' };
+}
+
 export function createMongoCollection<T extends { _id: number }>(
   collection: DriverCollection<StoredDocument>,
   indexes: readonly IndexDefinition[],
@@ -90,6 +118,18 @@ export function createMongoCollection<T extends { _id: number }>(
     run('countDocuments', () => collection.countDocuments(filter as Document, readOptions));
 
   return {
+    explain(query) {
+      return run('explain', async () => {
+        const options: FindOptions = {};
+        const sort = driverSort(query.sort);
+        if (sort !== undefined) options.sort = sort;
+        if (query.skip !== undefined && query.skip > 0) options.skip = query.skip;
+        if (query.limit !== undefined && query.limit !== 0) options.limit = query.limit;
+        const explained = await collection.find(query.filter as Document, options).explain('queryPlanner');
+        return planOf((explained as { queryPlanner?: { winningPlan?: unknown } }).queryPlanner?.winningPlan, query);
+      });
+    },
+
     async insertOne(doc) {
       assertNoUndefined(doc, 'document');
       await run('insertOne', () => collection.insertOne(doc as unknown as StoredDocument));
