@@ -277,6 +277,24 @@ describe.each(engineCases)('%s engine: planned list queries', (_name, engine) =>
       }
     }
   });
+
+  it('matches any of several words, also once each word alone has been asked for (and kept)', async () => {
+    const any = (words: string[]) => (d: EventDoc) => matches(d, anonymous(NOW)) && words.some((w) => d.searchTerms.includes(w));
+    const page = async (query: string) => {
+      const filter: Filter = { $and: [anonymous(NOW), { $text: { $search: textSearchOf(query) } }] };
+      const found = await storage.events.findPage({ filter, sort: [['startUtc', -1], ['_id', -1]], skip: 3, limit: 15 });
+      const matching = docs.filter(any(searchWords(query))).sort((a, b) => b.startUtc.getTime() - a.startUtc.getTime() || b._id - a._id);
+      expect(found.total).toBe(matching.length);
+      expect(found.items.map((d) => d._id)).toEqual(matching.slice(3, 18).map((d) => d._id));
+    };
+    await page('poetry garden choir');
+    // Each word alone, often enough for an engine to keep its result.
+    for (let round = 0; round < 3; round++) for (const word of ['poetry', 'garden', 'choir']) await page(word);
+    for (let round = 0; round < 3; round++) {
+      await page('poetry garden choir');
+      await page('choir poetry');
+    }
+  });
 });
 
 describe.each(engineCases)('%s engine: planned queries after writes', (_name, engine) => {

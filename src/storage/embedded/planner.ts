@@ -445,6 +445,29 @@ export class Planner {
     };
     const base = { expr, key, predicate, cached, testCost };
 
+    // A search for several words matches any of them: when each word's own clause is cached (single
+    // words recur, pairs rarely do), the union is a few word-wise ORs instead of a postings merge.
+    if (expr.kind === 'text' && expr.terms.length > 1) {
+      const parts = expr.terms.map((term) => cache.get(exprKey({ kind: 'text', terms: [term] })));
+      if (parts.every((part) => part !== undefined)) {
+        const union = (): Bitset => {
+          const bits = this.scratch(parts[0]!.bits);
+          for (let i = 1; i < parts.length; i++) bits.or(parts[i]!.bits);
+          return bits;
+        };
+        const estimate = Math.min(this.host.liveCount, parts.reduce((sum, part) => sum + part!.count, 0));
+        const materializeCost = parts.length * this.words * COST.word;
+        return {
+          ...base,
+          estimate,
+          slots: () => union().toArray(),
+          slotsCost: materializeCost + estimate * COST.entry,
+          materializeCost,
+          materialize: () => ({ bits: union(), shared: false }),
+        };
+      }
+    }
+
     const path = this.indexPath(expr);
     if (path !== null) {
       const family = path.family;
