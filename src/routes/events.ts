@@ -41,15 +41,18 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
     const ctx = serializeContext(request, options, false);
     const meta = { page: paging.page, perPage: paging.perPage, total, args };
     const links = listLinks(`${ctx.apiBase}/events`, meta);
-    const encoded = items.map((r) => {
-      const json = r.locked
-        ? Buffer.from(JSON.stringify(redactProtected(serializeEvent(r.doc, r.relations, ctx))))
-        : serializeEventJson(r.doc, r.relations, ctx);
-      return 'distance' in r ? withJsonMember(json, 'distance', r.distance) : json;
-    });
+    // Produced one at a time as jsonEnvelope copies them (remembered encodings are arena views).
+    function* encoded(): Generator<Buffer> {
+      for (const r of items) {
+        const json = r.locked
+          ? Buffer.from(JSON.stringify(redactProtected(serializeEvent(r.doc, r.relations, ctx))))
+          : serializeEventJson(r.doc, r.relations, ctx);
+        yield 'distance' in r ? withJsonMember(json, 'distance', r.distance) : json;
+      }
+    }
     // Pre-encoded (jsonEnvelope): the response schema still documents it, and a test checks the
     // bytes against what the schema's serializer writes for the same list.
-    const body = jsonEnvelope('events', encoded, { ...links, total, total_pages: totalPages(total, paging.perPage) });
+    const body = jsonEnvelope('events', encoded(), { ...links, total, total_pages: totalPages(total, paging.perPage) });
     return reply.headers(listHeaders(links, meta)).type(JSON_CONTENT_TYPE).send(body as never);
   });
 

@@ -165,7 +165,7 @@ const eventJsons = new JsonArena<EventDoc, EventRelations>(32 * 2 ** 20);
  * same objects (and term counts the same numbers): the list endpoint assembles its response from
  * these (see `jsonEnvelope`), so an event read again is neither rebuilt, nor stringified, nor
  * encoded again. Byte-for-byte what the route's response serializer would write (tested). The
- * Buffer is a view into the arena: copy it within the request that asked for it (jsonEnvelope).
+ * Buffer is a view into the arena, valid until the next call: copy it first (jsonEnvelope does).
  */
 export function serializeEventJson(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): Buffer {
   return eventJsons.get(doc, ctx.key, rel, (remembered) => sameRelations(remembered, rel), () => JSON.stringify(serializeEvent(doc, rel, ctx)));

@@ -4,9 +4,9 @@
  * a random page), evicted Buffers pile up in the old generation and their external bytes force
  * full collections — 100–300 ms event-loop stalls at 100,000 events. The arena is allocated once;
  * items are written one after another around it and the oldest are forgotten as the writing wraps
- * over them (first in, first out). A hit is a view into the arena, copied into the response before
- * anything else is written (so one request can never overwrite what it is about to send: an item
- * is at most 1/256 of the arena and a page at most a few dozen items).
+ * over them (first in, first out). What `get` returns is a view into the arena, valid until the
+ * next `get`: writing the next item may overwrite it (a hit on the oldest item, then a miss), so
+ * callers copy it at once (jsonEnvelope). Items over `maxItemBytes` are not kept.
  *
  * Keyed like DocumentMemo (memo.ts): the stored document object, a context key, and a check that
  * whatever else the encoding depends on (linked records) is still the same.
@@ -27,7 +27,10 @@ export class JsonArena<D extends object, M> {
   private queue: Array<{ doc: D; slot: Slot<M> }> = [];
   private first = 0;
 
-  constructor(bytes: number) {
+  constructor(
+    bytes: number,
+    private readonly maxItemBytes = Math.floor(bytes / 256),
+  ) {
     this.arena = Buffer.allocUnsafeSlow(bytes);
   }
 
@@ -41,7 +44,7 @@ export class JsonArena<D extends object, M> {
     if (slot !== undefined && slot.key === key && same(slot.meta)) return this.arena.subarray(slot.start, slot.start + slot.length);
     const text = encode();
     const length = Buffer.byteLength(text);
-    if (length > this.arena.length / 256) return Buffer.from(text);
+    if (length > this.maxItemBytes) return Buffer.from(text);
     if (this.head + length > this.arena.length) {
       // Wrap: whatever lies between here and the end is the oldest now.
       while (this.first < this.queue.length && this.queue[this.first]!.slot.start >= this.head) this.forgetOldest();

@@ -54,23 +54,40 @@ export function listHeaders(links: ListLinks, meta: ListMeta): Record<string, st
   return headers;
 }
 
-const COMMA = Buffer.from(',');
+/** Reused between requests: list responses are assembled synchronously, one at a time. */
+let scratch = Buffer.allocUnsafeSlow(1 << 20);
+
+function append(at: number, bytes: Buffer | string): number {
+  const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
+  if (at + length > scratch.length) {
+    const grown = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, at + length));
+    scratch.copy(grown, 0, 0, at);
+    scratch = grown;
+  }
+  return at + (typeof bytes === 'string' ? scratch.write(bytes, at) : bytes.copy(scratch, at));
+}
 
 /**
  * A collection response assembled from items already encoded as JSON: `{"<name>":[…],…rest}` with
- * the rest of the envelope in its schema order. Sent as a Buffer, it skips the response
- * serializer, the byte count of a 100 KB string and its encoding on the socket — the bulk of a
- * list request's cost once items are remembered (serializeEventJson).
+ * the rest of the envelope in its schema order, as one Buffer. It skips the response serializer,
+ * and the byte count and encoding of a 100 KB string — the bulk of a list request's cost once
+ * items are remembered (serializeEventJson). Each item is copied out as soon as it is produced,
+ * before the next is asked for: an item may be a view into an arena that producing the next one
+ * overwrites (json-arena.ts).
  */
-export function jsonEnvelope(name: string, items: readonly Buffer[], rest: Record<string, unknown>): Buffer {
-  const parts: Buffer[] = [Buffer.from(`{${JSON.stringify(name)}:[`)];
-  items.forEach((item, i) => {
-    if (i > 0) parts.push(COMMA);
-    parts.push(item);
-  });
+export function jsonEnvelope(name: string, items: Iterable<Buffer>, rest: Record<string, unknown>): Buffer {
+  let at = append(0, `{${JSON.stringify(name)}:[`);
+  let first = true;
+  for (const item of items) {
+    if (!first) at = append(at, ',');
+    first = false;
+    at = append(at, item);
+  }
   const tail = JSON.stringify(rest);
-  parts.push(Buffer.from(tail === '{}' ? ']}' : `],${tail.slice(1)}`));
-  return Buffer.concat(parts);
+  at = append(at, tail === '{}' ? ']}' : `],${tail.slice(1)}`);
+  const out = Buffer.allocUnsafe(at);
+  scratch.copy(out, 0, 0, at);
+  return out;
 }
 
 /** An encoded JSON object with one more member at its end (`{…}` → `{…,"name":value}`). */
