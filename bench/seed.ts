@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { seedCli } from '../src/cli/seed.js';
 import { loadConfig } from '../src/config.js';
 import { createStorage } from '../src/storage/create-storage.js';
+import { randomGenerator as random } from './calendar.js';
 
 const TARGET = 20_000;
 
@@ -38,18 +39,6 @@ function parseArgs(argv: string[]): Options {
   }
   if (!Number.isInteger(options.events) || options.events < 1) throw new Error('--events needs a positive whole number');
   return options;
-}
-
-/** A small, fast, seedable PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = ['concert', 'jazz', 'night', 'festival', 'workshop', 'lecture', 'market', 'walk', 'screening', 'recital', 'dance', 'opera', 'family', 'morning', 'evening', 'spring', 'summer', 'autumn', 'winter', 'harbour', 'garden', 'modern', 'classic', 'piano', 'strings'];

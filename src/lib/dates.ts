@@ -174,14 +174,18 @@ function offsetAt(zone: Zone, ms: number): number {
 /** The wall-clock fields of an instant in a zone: the instant shifted by the offset, read as UTC (luxon's own method). */
 function wallFieldsOf(instant: Date, zone: Zone): WallFields {
   const ms = instant.getTime();
-  const wall = new NativeDate(ms + offsetAt(zone, ms) * MINUTE_MS);
+  return utcFieldsOf(new NativeDate(ms + offsetAt(zone, ms) * MINUTE_MS));
+}
+
+/** The fields of a Date read as UTC. */
+function utcFieldsOf(date: Date): WallFields {
   return {
-    year: wall.getUTCFullYear(),
-    month: wall.getUTCMonth() + 1,
-    day: wall.getUTCDate(),
-    hour: wall.getUTCHours(),
-    minute: wall.getUTCMinutes(),
-    second: wall.getUTCSeconds(),
+    year: date.getUTCFullYear(),
+    month: date.getUTCMonth() + 1,
+    day: date.getUTCDate(),
+    hour: date.getUTCHours(),
+    minute: date.getUTCMinutes(),
+    second: date.getUTCSeconds(),
   };
 }
 
@@ -569,17 +573,7 @@ export function parseDateInput(input: string | number, options: ParseDateOptions
       // With a zero shift the "local" clock is UTC, so the result read as UTC is the wall clock.
       const wall = new Date(plain * 1000);
       if (Number.isNaN(wall.getTime())) return null;
-      instant = instantOfWall(
-        {
-          year: wall.getUTCFullYear(),
-          month: wall.getUTCMonth() + 1,
-          day: wall.getUTCDate(),
-          hour: wall.getUTCHours(),
-          minute: wall.getUTCMinutes(),
-          second: wall.getUTCSeconds(),
-        },
-        zone,
-      );
+      instant = instantOfWall(utcFieldsOf(wall), zone);
     } else {
       return null;
     }

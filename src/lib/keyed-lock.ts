@@ -24,9 +24,4 @@ export class KeyedLock<K> {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     }
   }
-
-  /** Keys with a task running or waiting (for tests). */
-  get size(): number {
-    return this.tails.size;
-  }
 }

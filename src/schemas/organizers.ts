@@ -9,24 +9,14 @@ import {
   PostWriteFields,
 } from './common.js';
 import { i18n, type MessageKey } from '../i18n/index.js';
-import { JsonLdSchema, LinkedPostListQueryProperties } from './venues.js';
+import { JsonLdSchema, LinkedPostHeadAfter, LinkedPostHeadBefore, LinkedPostListQueryProperties } from './venues.js';
 
 /** The organizer object (reference §2.5): empty values are omitted; the global ids always stay. */
 export const OrganizerResponseSchema = Type.Object(
   {
-    id: Type.Integer(i18n('common.id')),
-    author: Type.Optional(Type.String(i18n('field.author'))),
-    status: Type.Optional(Type.String(i18n('common.status'))),
-    date: Type.Optional(Type.String(i18n('field.date'))),
-    date_utc: Type.Optional(Type.String(i18n('post.date_utc'))),
-    modified: Type.Optional(Type.String(i18n('field.modified'))),
-    modified_utc: Type.Optional(Type.String(i18n('field.modified_utc'))),
-    url: Type.Optional(Type.String(i18n('field.url'))),
+    ...LinkedPostHeadBefore,
     organizer: Type.Optional(Type.String(i18n('organizer.organizer'))),
-    description: Type.Optional(Type.String(i18n('field.description'))),
-    excerpt: Type.Optional(Type.String(i18n('event.excerpt'))),
-    slug: Type.Optional(Type.String(i18n('common.slug'))),
-    image: Type.Optional(ImageSchema),
+    ...LinkedPostHeadAfter,
     phone: Type.Optional(Type.String(i18n('field.phone'))),
     website: Type.Optional(Type.String(i18n('field.website'))),
     email: Type.Optional(Type.String(i18n('field.email'))),

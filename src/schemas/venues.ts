@@ -15,6 +15,27 @@ import {
 } from './common.js';
 import { i18n, type MessageKey } from '../i18n/index.js';
 
+/**
+ * The leading keys venues and organizers share (reference §2.4, §2.5), around their name key
+ * (`venue` / `organizer`), as serialize/linked-posts.ts `linkedPostHead` builds them.
+ */
+export const LinkedPostHeadBefore = {
+  id: Type.Integer(i18n('common.id')),
+  author: Type.Optional(Type.String(i18n('field.author'))),
+  status: Type.Optional(Type.String(i18n('common.status'))),
+  date: Type.Optional(Type.String(i18n('field.date'))),
+  date_utc: Type.Optional(Type.String(i18n('post.date_utc'))),
+  modified: Type.Optional(Type.String(i18n('field.modified'))),
+  modified_utc: Type.Optional(Type.String(i18n('field.modified_utc'))),
+  url: Type.Optional(Type.String(i18n('field.url'))),
+};
+export const LinkedPostHeadAfter = {
+  description: Type.Optional(Type.String(i18n('field.description'))),
+  excerpt: Type.Optional(Type.String(i18n('event.excerpt'))),
+  slug: Type.Optional(Type.String(i18n('common.slug'))),
+  image: Type.Optional(ImageSchema),
+};
+
 /** Schema.org JSON-LD object; its members vary, so it is passed through as built. */
 export const JsonLdSchema = Type.Object({}, { additionalProperties: true, ...i18n('schema.jsonLd') });
 
@@ -24,19 +45,9 @@ export const JsonLdSchema = Type.Object({}, { additionalProperties: true, ...i18
  */
 export const VenueResponseSchema = Type.Object(
   {
-    id: Type.Integer(i18n('common.id')),
-    author: Type.Optional(Type.String(i18n('field.author'))),
-    status: Type.Optional(Type.String(i18n('common.status'))),
-    date: Type.Optional(Type.String(i18n('field.date'))),
-    date_utc: Type.Optional(Type.String(i18n('post.date_utc'))),
-    modified: Type.Optional(Type.String(i18n('field.modified'))),
-    modified_utc: Type.Optional(Type.String(i18n('field.modified_utc'))),
-    url: Type.Optional(Type.String(i18n('field.url'))),
+    ...LinkedPostHeadBefore,
     venue: Type.Optional(Type.String(i18n('venue.venue'))),
-    description: Type.Optional(Type.String(i18n('field.description'))),
-    excerpt: Type.Optional(Type.String(i18n('event.excerpt'))),
-    slug: Type.Optional(Type.String(i18n('common.slug'))),
-    image: Type.Optional(ImageSchema),
+    ...LinkedPostHeadAfter,
     address: Type.Optional(Type.String(i18n('field.address'))),
     city: Type.Optional(Type.String(i18n('field.city'))),
     country: Type.Optional(Type.String(i18n('field.country'))),

@@ -8,7 +8,7 @@
  * next `get`: writing the next item may overwrite it (a hit on the oldest item, then a miss), so
  * callers copy it at once (jsonEnvelope). Items over `maxItemBytes` are not kept.
  *
- * Keyed like DocumentMemo (memo.ts): the stored document object, a context key, and a check that
+ * Keyed like DocumentMemo (memo.ts) by the stored document object and a context key, plus a check that
  * whatever else the encoding depends on (linked records) is still the same.
  */
 interface Slot<M> {

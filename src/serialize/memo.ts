@@ -18,33 +18,19 @@ const MAX_KEYS_PER_DOCUMENT = 4;
 export class DocumentMemo<D extends object, R> {
   private readonly memo = new Map<D, Array<{ key: string; value: R }>>();
 
-  constructor(
-    private readonly maxDocuments: number,
-    private readonly freeze: (value: R) => R = deepFreeze,
-  ) {}
+  constructor(private readonly maxDocuments: number) {}
 
-  get size(): number {
-    return this.memo.size;
-  }
-
-  /**
-   * The value remembered for the document and key, built when missing — or when `current` says a
-   * remembered value no longer fits (it depends on more than the document, e.g. linked records).
-   */
-  get(doc: D, key: string, build: () => R, current?: (value: R) => boolean): R {
+  /** The value remembered for the document and key, built (and frozen) when missing. */
+  get(doc: D, key: string, build: () => R): R {
     let entries = this.memo.get(doc);
     if (entries === undefined) {
       entries = [];
       if (this.memo.size >= this.maxDocuments) this.memo.delete(this.memo.keys().next().value!);
     } else {
-      const found = entries.findIndex((entry) => entry.key === key);
-      if (found >= 0) {
-        const { value } = entries[found]!;
-        if (current === undefined || current(value)) return this.touch(doc, entries, value);
-        entries.splice(found, 1);
-      }
+      const found = entries.find((entry) => entry.key === key);
+      if (found !== undefined) return this.touch(doc, entries, found.value);
     }
-    const value = this.freeze(build());
+    const value = deepFreeze(build());
     if (entries.length >= MAX_KEYS_PER_DOCUMENT) entries.shift();
     entries.push({ key, value });
     return this.touch(doc, entries, value);

@@ -143,6 +143,28 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     return set;
   }
 
+  /** A new record: the stored defaults, the type's blank fields, then the written ones. */
+  function newDoc(id: number, slug: string, set: Partial<D>, caller: Caller): D {
+    const at = now();
+    return withSearchTerms({
+      _id: id,
+      slug,
+      status: 'publish',
+      authorId: caller.authorId,
+      dateUtc: at,
+      modifiedUtc: at,
+      description: '',
+      excerpt: '',
+      image: null,
+      searchTerms: [],
+      name: '',
+      nameKey: '',
+      website: '',
+      ...def.blank(),
+      ...set,
+    } as unknown as D);
+  }
+
   function withSearchTerms(doc: D): D {
     return { ...doc, searchTerms: searchTermsOf(...def.searchTexts(doc)) };
   }
@@ -175,27 +197,10 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     if (existing) return { doc: await applyUpdate(existing, forDuplicate(existing, set)), created: false };
 
     const id = await storage.nextId('posts');
-    const at = now();
     // The fallback (a name without a Latin slug) must also be the same for identical names, or
     // two concurrent creates would not collide on the slug index and both be inserted.
     const base = slugFrom(set.name as string, `${def.kind}-${createHash('sha256').update(nameKey).digest('hex').slice(0, 12)}`);
-    const doc = withSearchTerms({
-      _id: id,
-      slug: base,
-      status: 'publish',
-      authorId: caller.authorId,
-      dateUtc: at,
-      modifiedUtc: at,
-      description: '',
-      excerpt: '',
-      image: null,
-      searchTerms: [],
-      name: '',
-      nameKey: '',
-      website: '',
-      ...def.blank(),
-      ...set,
-    } as unknown as D);
+    const doc = newDoc(id, base, set, caller);
     for (let attempt = 1; attempt <= MAX_SLUG_ATTEMPTS + 1; attempt++) {
       const candidate = { ...doc, slug: attempt > MAX_SLUG_ATTEMPTS ? `${base}-${id}` : slugCandidate(base, attempt) };
       try {
@@ -219,24 +224,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     const set = prepare(input, null, errors);
     if (!errors.empty) throw new InvalidParamsError(errors.params);
     const id = await storage.nextId('posts');
-    const at = now();
-    const doc = withSearchTerms({
-      _id: id,
-      slug,
-      status: 'publish',
-      authorId: caller.authorId,
-      dateUtc: at,
-      modifiedUtc: at,
-      description: '',
-      excerpt: '',
-      image: null,
-      searchTerms: [],
-      name: '',
-      nameKey: '',
-      website: '',
-      ...def.blank(),
-      ...set,
-    } as unknown as D);
+    const doc = newDoc(id, slug, set, caller);
     try {
       await collection.insertOne(doc);
     } catch (err) {

@@ -248,5 +248,3 @@ export function cloneValue<T>(value: T): T {
   return out as T;
 }
 
-
-export { deepFreeze } from '../../lib/freeze.js';

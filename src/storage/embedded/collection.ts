@@ -20,7 +20,8 @@ import {
   type Update,
 } from '../port.js';
 import { Bitset } from './bitset.js';
-import { cloneValue, compareValues, deepFreeze, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
+import { deepFreeze } from '../../lib/freeze.js';
+import { cloneValue, compareValues, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
 import { ClauseCache } from './clause-cache.js';
 import { DateColumn } from './date-column.js';
 import { checkCount, checkFieldPath, checkSort, isScalar, parseFilter, type Expr } from './filter.js';
