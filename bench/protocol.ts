@@ -22,7 +22,7 @@ export interface RequestFacts {
 
 export type ServerMessage =
   | { type: 'ready'; port: number; generatedMs: number; rss: number; facts: RequestFacts }
-  | { type: 'rss'; peak: number; current: number; loopDelayMaxMs: number; gcMs: number };
+  | { type: 'rss'; peak: number; heapAtPeak: number; current: number; loopDelayMaxMs: number; gcMs: number };
 
 export type ParentMessage = { type: 'rss' } | { type: 'stop' };
 

@@ -53,6 +53,8 @@ interface Row {
   non2xx: number;
   errors: number;
   peakRssMiB: number;
+  /** The V8 heap's reserved size when RSS peaked. */
+  heapAtPeakMiB: number;
   /** Longest event-loop stall in the server, and its share of time in garbage collection. */
   stallMs: number;
   gcShare: number;
@@ -99,11 +101,12 @@ for (const size of sizes) {
         non2xx: result.non2xx,
         errors: result.errors + result.timeouts,
         peakRssMiB: mib(figures.peak),
+        heapAtPeakMiB: mib(figures.heapAtPeak),
         stallMs: Math.round(figures.loopDelayMaxMs),
         gcShare: figures.gcMs / (duration * 1000),
       };
       rows.push(row);
-      console.log(`  ${scenario.padEnd(9)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  RSS ${row.peakRssMiB} MiB  longest stall ${row.stallMs} ms  GC ${(row.gcShare * 100).toFixed(0)}%`);
+      console.log(`  ${scenario.padEnd(9)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  RSS ${row.peakRssMiB} MiB (heap ${row.heapAtPeakMiB})  longest stall ${row.stallMs} ms  GC ${(row.gcShare * 100).toFixed(0)}%`);
     }
   } finally {
     await stopServer(child);
@@ -111,7 +114,7 @@ for (const size of sizes) {
 }
 
 console.log(`\nGET /calendar/events/v1/events, embedded engine, ${connections} connections, ${duration} s per scenario after ${warmup} s warm-up\n`);
-const header = ['events', 'scenario', 'URLs', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MiB', 'longest stall ms', 'GC'];
+const header = ['events', 'scenario', 'URLs', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MiB', 'heap at peak', 'longest stall ms', 'GC'];
 const table = rows.map((r) => [
   r.size.toLocaleString('en'),
   r.scenario,
@@ -122,6 +125,7 @@ const table = rows.map((r) => [
   String(r.non2xx),
   String(r.errors),
   String(r.peakRssMiB),
+  String(r.heapAtPeakMiB),
   String(r.stallMs),
   `${(r.gcShare * 100).toFixed(0)}%`,
 ]);

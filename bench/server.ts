@@ -59,17 +59,22 @@ new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) gcMs += entry.duration;
 }).observe({ entryTypes: ['gc'] });
 
+// Peak RSS, and the V8 heap's reserved size at that peak: RSS above the heap is Buffers, code and
+// the allocator's slack; heap above the live data is garbage waiting for the next collection.
 let peakRss = process.memoryUsage().rss;
+let heapAtPeak = process.memoryUsage().heapTotal;
 setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  const { rss, heapTotal } = process.memoryUsage();
+  if (rss > peakRss) [peakRss, heapAtPeak] = [rss, heapTotal];
 }, 50).unref();
 
 process.on('message', (message: ParentMessage) => {
   if (message.type === 'rss') {
-    const rss = process.memoryUsage().rss;
-    send({ type: 'rss', peak: Math.max(peakRss, rss), current: rss, loopDelayMaxMs: loopDelay.max / 1e6, gcMs });
+    const { rss, heapTotal } = process.memoryUsage();
+    if (rss > peakRss) [peakRss, heapAtPeak] = [rss, heapTotal];
+    send({ type: 'rss', peak: peakRss, heapAtPeak, current: rss, loopDelayMaxMs: loopDelay.max / 1e6, gcMs });
     // Each scenario reports its own figures.
-    peakRss = rss;
+    [peakRss, heapAtPeak] = [rss, heapTotal];
     loopDelay.reset();
     gcMs = 0;
   } else if (message.type === 'stop') {
