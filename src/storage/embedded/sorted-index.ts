@@ -30,6 +30,12 @@ interface Block {
   slots: number[];
 }
 
+interface Entry {
+  tuple: unknown[];
+  id: number;
+  slot: number;
+}
+
 function compareToProbe(value: unknown, probe: ProbeValue): number {
   if (probe instanceof BracketEdge) {
     const rank = typeRank(value);
@@ -54,6 +60,8 @@ export class SortedIndex {
   readonly name: string;
   readonly fields: readonly string[];
   private blocks: Block[] = [];
+  /** Entries added but not yet placed in blocks (see `settle`); counted in `total` and `leading` already. */
+  private pending: Entry[] = [];
   private starts: number[] = [];
   private startsDirty = false;
   private total = 0;
@@ -103,23 +111,36 @@ export class SortedIndex {
 
   add(slot: number, id: number, doc: unknown): void {
     this.countArrays(doc, 1);
-    for (const tuple of this.tuplesOf(doc)) this.insertEntry(tuple, id, slot);
+    for (const tuple of this.tuplesOf(doc)) {
+      this.countLeading(tuple[0], 1);
+      this.total += 1;
+      this.pending.push({ tuple, id, slot });
+    }
   }
 
   remove(slot: number, id: number, doc: unknown): void {
+    this.settle();
     this.countArrays(doc, -1);
     for (const tuple of this.tuplesOf(doc)) this.removeEntry(tuple, id, slot);
   }
 
   /** Replaces the whole content (ensureIndexes over existing documents): one sort instead of n inserts. */
   build(docs: Iterable<{ slot: number; id: number; doc: unknown }>): void {
-    const entries: Array<{ tuple: unknown[]; id: number; slot: number }> = [];
+    const entries: Entry[] = [];
     this.arrayDocs.fill(0);
     this.leading.clear();
+    this.pending = [];
     for (const { slot, id, doc } of docs) {
       this.countArrays(doc, 1);
       for (const tuple of this.tuplesOf(doc)) entries.push({ tuple, id, slot });
     }
+    for (const entry of entries) this.countLeading(entry.tuple[0], 1);
+    this.total = entries.length;
+    this.fill(entries);
+  }
+
+  /** Sorts entries into fresh blocks, half full so later inserts stay cheap. */
+  private fill(entries: Entry[]): void {
     // Sort on primitive stand-ins (Dates as their time): comparing Dates in place costs a pointer
     // chase per comparison, which dominates sorting a million entries.
     const width = this.fields.length;
@@ -155,9 +176,30 @@ export class SortedIndex {
         slots: chunk.map((entry) => entry.slot),
       });
     }
-    for (const entry of entries) this.countLeading(entry.tuple[0], 1);
-    this.total = entries.length;
     this.startsDirty = true;
+  }
+
+  /**
+   * Places the entries added since the last read. Inserts are deferred to here so a bulk load pays
+   * one sort instead of a binary search and a splice per entry: many pending entries (at least a
+   * sixteenth of the placed ones) are merged by re-sorting everything — the placed entries are one
+   * sorted run, which the engine's merge sort takes in linear time — and a few are inserted one by one.
+   */
+  private settle(): void {
+    const pending = this.pending;
+    if (pending.length === 0) return;
+    this.pending = [];
+    const placed = this.total - pending.length;
+    if (pending.length * 16 < placed) {
+      for (const { tuple, id, slot } of pending) this.place(tuple, id, slot);
+      return;
+    }
+    const entries: Entry[] = [];
+    for (const block of this.blocks) {
+      for (let i = 0; i < block.ids.length; i++) entries.push({ tuple: block.keys.map((column) => column[i]), id: block.ids[i]!, slot: block.slots[i]! });
+    }
+    for (const entry of pending) entries.push(entry);
+    this.fill(entries);
   }
 
   private countArrays(doc: unknown, delta: number): void {
@@ -210,9 +252,8 @@ export class SortedIndex {
     return lo;
   }
 
-  private insertEntry(tuple: unknown[], id: number, slot: number): void {
-    this.countLeading(tuple[0], 1);
-    this.total += 1;
+  /** Inserts one entry into its block (counted already by `add`). */
+  private place(tuple: unknown[], id: number, slot: number): void {
     this.startsDirty = true;
     if (this.blocks.length === 0) {
       this.blocks.push({ keys: tuple.map((value) => [value]), ids: [id], slots: [slot] });
@@ -278,6 +319,7 @@ export class SortedIndex {
    * not before it (`!after`). Probe values may be BracketEdges.
    */
   seek(probe: readonly ProbeValue[], after: boolean): number {
+    this.settle();
     let lo = 0;
     let hi = this.blocks.length;
     while (lo < hi) {
@@ -312,6 +354,7 @@ export class SortedIndex {
 
   /** Block index and offset of a position (position < size). */
   private locate(position: number): [number, number] {
+    this.settle();
     const starts = this.blockStarts();
     let lo = 0;
     let hi = starts.length - 1;
@@ -389,6 +432,7 @@ export class SortedIndex {
 
   /** A cursor over positions [from, to), ascending or descending. */
   cursor(from: number, to: number, direction: 1 | -1, component: number): IndexCursor {
+    this.settle();
     return new IndexCursor(this.blocks, from < to ? this.locate(direction === 1 ? from : to - 1) : null, to - from, direction, component);
   }
 }
