@@ -21,8 +21,9 @@
  *   hold (and no file record references): events, venues and organizers go to the trash through the
  *   services (as an API DELETE does; reversible), categories and tags are deleted. Without `--yes` it
  *   only lists them.
- * - Streamed files (JSON Lines, CSV) are read twice — once to validate, once to write — in batches;
- *   what is kept between records is bounded: event slugs as 64-bit fingerprints (16 bytes each), and a
+ * - Streamed files (JSON Lines, CSV) are validated in batches; the write pass takes the records the
+ *   validation pass kept (up to 100,000 events a run) and reads larger files again. What else is kept
+ *   between records is bounded: event slugs as 64-bit fingerprints (16 bytes each), and a
  *   least-recently-used slug→id cache backed by storage lookups.
  */
 import { type Config } from '../config.js';
@@ -80,6 +81,8 @@ export interface SeedOptions {
   concurrency?: number;
   /** Streamed events handled per batch (one slug lookup per batch). */
   batchSize?: number;
+  /** Event records kept from the validation pass for the write pass at most (more: files are read again). */
+  keptEventsLimit?: number;
 }
 
 export interface RecordProblem {
@@ -152,6 +155,8 @@ const CALLER: Caller = { role: 'editor', authorId: 0 };
 const MAX_KEPT_PROBLEMS = 1000;
 const PRUNE_SAMPLE = 20;
 const LOOKUP_CHUNK = 1000;
+/** Event records kept between the passes at most by default (about 1 KB each). */
+const MAX_KEPT_EVENTS = 100_000;
 const SMALL = ['categories', 'tags', 'venues', 'organizers'] as const;
 type SmallResource = (typeof SMALL)[number];
 
@@ -163,6 +168,12 @@ interface Entry<R extends SmallResource> {
   position: RecordPosition;
   slug: string;
   record: SeedRecordTypes[R];
+}
+
+/** An event record as the validation pass read it. */
+interface KeptEvent {
+  position: RecordPosition;
+  record: SeedEvent;
 }
 
 /** What the write pass needs of an event record. */
@@ -245,6 +256,9 @@ class SeedRun {
   private readonly referencedStored: Record<SmallResource, Set<string>> = { categories: new Set(), tags: new Set(), venues: new Set(), organizers: new Set() };
   private readonly referencedStoredEvents = new SlugFingerprints();
   private readonly ids: Record<Resource, SlugIds>;
+  /** Valid event records per file, kept from the validation pass (null: too many, read again). */
+  private readonly keptEvents = new Map<SeedSource, KeptEvent[] | null>();
+  private keptCount = 0;
   private eventRecords = 0;
   private done = 0;
   private total = 0;
@@ -565,6 +579,7 @@ class SeedRun {
           this.invalid('events', item, errors, checked?.slug);
           continue;
         }
+        this.keep(source, item, checked.record);
         const parent = checked.record.post_parent;
         batch.push({ position: item, record: checked.record, slug: checked.slug, parentSeen: parent !== undefined && parent !== '' && this.eventSlugs.has(parent) });
         if (batch.length >= this.batchSize) await check();
@@ -574,6 +589,23 @@ class SeedRun {
       if (error instanceof SourceError) throw new SeedError(error.message);
       throw error;
     }
+  }
+
+  /**
+   * Keeps a valid event record for the write pass, which then need not read and parse the file again,
+   * up to `keptEventsLimit` per run; a file past that is read again (memory stays bounded).
+   */
+  private keep(source: SeedSource, position: RecordPosition, record: SeedEvent): void {
+    let kept = this.keptEvents.get(source);
+    if (kept === undefined) this.keptEvents.set(source, (kept = []));
+    if (kept === null) return;
+    if (this.keptCount >= (this.options.keptEventsLimit ?? MAX_KEPT_EVENTS)) {
+      this.keptCount -= kept.length;
+      this.keptEvents.set(source, null);
+      return;
+    }
+    kept.push({ position, record });
+    this.keptCount += 1;
   }
 
   /** The slugs an event record names, per resource (empty values left out). */
@@ -704,7 +736,6 @@ class SeedRun {
   }
 
   private async applyEvents(source: SeedSource): Promise<void> {
-    if (!(await unchangedSince(source))) throw new SeedError(`${source.display} changed while it was being loaded; run again.`);
     let batch: PreparedEvent[] = [];
     let inBatch = new Set<string>();
     const flush = async (): Promise<void> => {
@@ -725,19 +756,26 @@ class SeedRun {
       batch = [];
       inBatch = new Set();
     };
-    for await (const item of readSource(source)) {
-      // Validated in pass 1 (and the file's size and time are unchanged): a record unreadable now means
-      // the file changed in between.
-      if ('errors' in item || typeof item.record !== 'object' || item.record === null) throw new SeedError(`${formatPosition(item)} changed while the file was being loaded; run again.`);
-      const record = item.record as SeedEvent;
+    for await (const { position, record } of this.keptEvents.get(source) ?? this.rereadEvents(source)) {
       const slug = record.slug ?? slugFrom(record.title, '');
       // A parent in this very batch must be written before its occurrences are looked at.
       if (record.post_parent && inBatch.has(record.post_parent)) await flush();
-      batch.push({ position: item, slug, record });
+      batch.push({ position, slug, record });
       inBatch.add(slug);
       if (batch.length >= this.batchSize) await flush();
     }
     await flush();
+  }
+
+  /** The event records of a file too large to keep between the passes, read again. */
+  private async *rereadEvents(source: SeedSource): AsyncGenerator<KeptEvent> {
+    if (!(await unchangedSince(source))) throw new SeedError(`${source.display} changed while it was being loaded; run again.`);
+    for await (const item of readSource(source)) {
+      // Validated in pass 1 (and the file's size and time are unchanged): a record unreadable now means
+      // the file changed in between.
+      if ('errors' in item || typeof item.record !== 'object' || item.record === null) throw new SeedError(`${formatPosition(item)} changed while the file was being loaded; run again.`);
+      yield { position: item, record: item.record as SeedEvent };
+    }
   }
 
   /** The API body of an event record: slugs become ids, dates become instants (see the header). */

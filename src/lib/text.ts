@@ -106,9 +106,13 @@ function lowerCase(token: string): string {
 
 const STEM_CACHE_LIMIT = 50_000;
 const stemCache = new Map<string, string>();
+const ALL_DIGITS = /^[0-9]+$/;
 
 /** The index term of one lower-cased, non-stop-word token. */
 function termOf(lowerToken: string): string {
+  // Numbers (years, house numbers, editions) are their own stem: no stemmer call, and no cache entry
+  // each, which would flush the words out of the cache during a bulk load.
+  if (ALL_DIGITS.test(lowerToken)) return lowerToken;
   const cached = stemCache.get(lowerToken);
   if (cached !== undefined) return cached;
   const term = stripDiacritics(stemmer.stem(lowerToken));

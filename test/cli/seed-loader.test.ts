@@ -193,6 +193,33 @@ describe('seed loader', () => {
     }
   });
 
+  it('writes the same events whether the validation pass kept the records or the file is read again', async () => {
+    const lines = Array.from({ length: 12 }, (_, i) =>
+      JSON.stringify({ slug: `line-${i}`, title: `Line ${i}`, start_date: `2030-01-${String(i + 1).padStart(2, '0')} 10:00`, end_date: `2030-01-${String(i + 1).padStart(2, '0')} 11:00`, ...(i % 4 === 1 ? { post_parent: 'line-0' } : {}) }),
+    );
+    dir.write('events.json', []);
+    dir.write('events.jsonl', `${lines.join('\n')}\n`);
+    const now = new Date('2029-06-01T00:00:00Z');
+    const kept = await seed(storage, [dir.dir], { now });
+    const other = await openStorage();
+    try {
+      // A limit of 5 keeps the first records only: the file is then read again for the write pass.
+      const reread = await seed(other, [dir.dir], { now, keptEventsLimit: 5, batchSize: 4 });
+      expect(reread.problems).toEqual([]);
+      expect(reread.report.counts.events).toEqual(kept.report.counts.events);
+      expect(kept.report.counts.events.created).toBe(12);
+      // Ids depend on the batch size (a batch is written concurrently), so parents are compared by slug.
+      const shape = async (s: Storage) => {
+        const events = await s.events.find({ filter: {}, sort: [['slug', 1]] });
+        const slugOf = new Map(events.map((e) => [e._id, e.slug]));
+        return events.map(({ slug, startUtc, postParent }) => ({ slug, startUtc, parent: postParent === null ? null : slugOf.get(postParent) }));
+      };
+      expect(await shape(other)).toEqual(await shape(storage));
+    } finally {
+      await other.close();
+    }
+  });
+
   it('reads JSON Lines and CSV event files, reporting lines', async () => {
     const calendar = smallCalendar();
     dir.write('events.json', []);
