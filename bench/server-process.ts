@@ -2,6 +2,7 @@
  * Starting and talking to a bench server process (bench/server.ts) from a driver script.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type ParentMessage, type RequestFacts, type ServerMessage } from './protocol.js';
 
@@ -14,11 +15,14 @@ export interface ServerProcess {
 }
 
 /**
- * The V8 options the service runs with (`npm start` and the Dockerfile pass the same): the old
- * generation may grow to twice the live data between full collections instead of up to four times
- * (V8's default heuristic), which keeps a 100,000-event server under 1 GiB. README "Memory".
+ * The Node/V8 options the service runs with, read from `npm start` (the Dockerfile's CMD carries the
+ * same; test/cli/seed-deployment.test.ts checks it), so the bench measures the service as started.
+ * README "Memory".
  */
-export const SERVICE_NODE_FLAGS = ['--heap-growing-percent=100'];
+export const SERVICE_NODE_FLAGS: string[] = (() => {
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((part) => part.startsWith('--'));
+})();
 
 /** Forks the server on a calendar of `events` events; `args` go to bench/server.ts, `execArgv` to node. */
 export function startServer(events: number, args: string[] = [], execArgv: string[] = []): Promise<ServerProcess> {

@@ -13,14 +13,12 @@
  * configuration. Without MongoDB (the embedded engine builds its indexes from indexes/ at every
  * start) there is nothing to sync: a note and exit 0.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { indexes as definedIndexes } from '../../indexes/index.js';
-import { type Config, ConfigError, loadConfig } from '../config.js';
 import { type MongoTimeouts } from '../storage/mongodb/index.js';
 import { type IndexSyncMode, type IndexSyncReport, syncMongoIndexes } from '../storage/mongodb/index-sync.js';
 import { type IndexSet } from '../storage/port.js';
 import { type OutputStream } from './seed-output.js';
+import { runIfMain, startCli, UsageError } from './start.js';
 
 export const INDEXES_USAGE = `Usage: npm run indexes -- [--check | --recreate | --drop-unknown]
 
@@ -38,7 +36,6 @@ export interface IndexesArgs extends IndexSyncMode {
   help: boolean;
 }
 
-class UsageError extends Error {}
 
 export function parseIndexesArgs(argv: readonly string[]): IndexesArgs {
   const args: IndexesArgs = { check: false, recreate: false, dropUnknown: false, help: false };
@@ -98,26 +95,9 @@ export interface IndexesCliOptions {
 export async function indexesCli(argv: readonly string[], options: IndexesCliOptions = {}): Promise<number> {
   const out = options.out ?? process.stdout;
   const err = options.err ?? process.stderr;
-  let args: IndexesArgs;
-  let config: Config;
-  try {
-    args = parseIndexesArgs(argv);
-    if (args.help) {
-      out.write(INDEXES_USAGE);
-      return 0;
-    }
-    config = loadConfig(options.env ?? process.env);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      err.write(`indexes: ${error.message}\n\n${INDEXES_USAGE}`);
-      return 2;
-    }
-    if (error instanceof ConfigError) {
-      err.write(`${error.message}\n`);
-      return 2;
-    }
-    throw error;
-  }
+  const started = startCli(argv, parseIndexesArgs, { name: 'indexes', usage: INDEXES_USAGE, env: options.env ?? process.env, out, err });
+  if (typeof started === 'number') return started;
+  const { args, config } = started;
   if (config.mongodbUri === null || config.storage === 'embedded' || config.storage === 'memory-server') {
     const engine = config.storage === 'memory-server' ? 'in-memory MongoDB server' : 'embedded engine';
     out.write(`No MongoDB database to sync: the ${engine} builds its indexes from indexes/ every time it starts. Set MONGODB_URI to sync a MongoDB database.\n`);
@@ -141,15 +121,4 @@ function describeError(error: unknown): string {
   return `${error.message}${cause}`;
 }
 
-const invokedDirectly = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1]);
-if (invokedDirectly) {
-  indexesCli(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`indexes: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+runIfMain(import.meta.url, 'indexes', (argv) => indexesCli(argv));

@@ -5,13 +5,12 @@
  * 2 bad arguments or configuration, 3 `--prune` found records to remove but `--yes` was not given.
  */
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createStorage } from '../storage/create-storage.js';
 import { type Storage } from '../storage/port.js';
 import { runSeed } from './seed-loader.js';
 import { createConsoleReporter, formatSummary, type OutputStream } from './seed-output.js';
+import { runIfMain, startCli, UsageError } from './start.js';
 
 /** The seeds/ directory of this package, from src/cli (tsx) or dist/src/cli (built). */
 export function defaultSeedsDir(): string {
@@ -50,7 +49,6 @@ export interface SeedArgs {
   batchSize?: number;
 }
 
-export class UsageError extends Error {}
 
 export function parseSeedArgs(argv: readonly string[]): SeedArgs {
   const args: SeedArgs = { paths: [], dryRun: false, prune: false, yes: false, help: false };
@@ -104,26 +102,9 @@ export interface SeedCliOptions {
 export async function seedCli(argv: readonly string[], options: SeedCliOptions = {}): Promise<number> {
   const out = options.out ?? process.stdout;
   const err = options.err ?? process.stderr;
-  let args: SeedArgs;
-  let config: Config;
-  try {
-    args = parseSeedArgs(argv);
-    if (args.help) {
-      out.write(SEED_USAGE);
-      return 0;
-    }
-    config = loadConfig(options.env ?? process.env);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      err.write(`seed: ${error.message}\n\n${SEED_USAGE}`);
-      return 2;
-    }
-    if (error instanceof ConfigError) {
-      err.write(`${error.message}\n`);
-      return 2;
-    }
-    throw error;
-  }
+  const started = startCli(argv, parseSeedArgs, { name: 'seed', usage: SEED_USAGE, env: options.env ?? process.env, out, err });
+  if (typeof started === 'number') return started;
+  const { args, config } = started;
 
   let storage = options.storage;
   const owned = storage === undefined;
@@ -160,15 +141,4 @@ export async function seedCli(argv: readonly string[], options: SeedCliOptions =
   }
 }
 
-const invokedDirectly = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1]);
-if (invokedDirectly) {
-  seedCli(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`seed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+runIfMain(import.meta.url, 'seed', (argv) => seedCli(argv));

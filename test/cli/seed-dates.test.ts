@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDateInput } from '../../src/lib/dates.js';
 import { isRelativeDate, resolveSeedDate } from '../../src/cli/seed-dates.js';
+import { random } from '../helpers/random.js';
 
 const ZONES = [
   'UTC',
@@ -22,17 +23,6 @@ const ZONES = [
   'UTC+5.5',
 ];
 
-/** A small seedable PRNG, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 const same = (raw: string, zone: string, anchor: Date) => {

@@ -21,8 +21,7 @@ import {
   point,
 } from '../helpers/factories.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 /** [name, engine] pairs: a plain name in test titles. */
 const engineCases = engines.map((engine) => [engine.name, engine] as const);
 

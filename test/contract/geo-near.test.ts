@@ -9,8 +9,7 @@ import { type Storage } from '../../src/storage/port.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 import { makeVenueDoc, point } from '../helpers/factories.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 const engineCases = engines.map((engine) => [engine.name, engine] as const);
 
 type LngLat = [number, number];

@@ -7,8 +7,7 @@ import { type Filter, type Storage, type VenueDoc } from '../../src/storage/port
 import { enginesUnderTest } from '../helpers/engines.js';
 import { makeVenueDoc, point } from '../helpers/factories.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 /** [name, engine] pairs: a plain name in test titles. */
 const engineCases = engines.map((engine) => [engine.name, engine] as const);
 

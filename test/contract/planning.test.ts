@@ -11,9 +11,9 @@ import { searchWords, textSearchOf } from '../../src/lib/text.js';
 import { type EventDoc, type Filter, type PostStatus, type Sort, type Storage } from '../../src/storage/port.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 import { makeEventDoc } from '../helpers/factories.js';
+import { random } from '../helpers/random.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 const engineCases = engines.map((engine) => [engine.name, engine] as const);
 
 const NOW = new Date('2026-06-15T12:00:00.000Z');
@@ -21,16 +21,6 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const WORDS = ['jazz', 'opera', 'cinema', 'market', 'poetry', 'garden', 'robot', 'choir'];
 
-/** A small seedable PRNG, so the fixture and the random queries are the same on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Events over two years around NOW; many share a start instant (ties broken by _id). */
 function fixture(count: number, seed = 3): EventDoc[] {

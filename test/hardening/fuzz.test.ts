@@ -11,14 +11,11 @@
 import fc from 'fast-check';
 import { type FastifyInstance, type InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
 import { type Storage } from '../../src/storage/port.js';
-import { API, EDITOR, EDITOR_TOKEN, VIEWER, VIEWER_TOKEN, VIEWER_AUTHOR_ID, createEventOk, insertCategory, insertOrganizer, insertTag, insertVenue, snapshot } from '../helpers/app.js';
+import { API, EDITOR, EDITOR_TOKEN, type TestApp, VIEWER, VIEWER_TOKEN, createEventOk, insertCategory, insertOrganizer, insertTag, insertVenue, openTestApp, snapshot } from '../helpers/app.js';
 import { type EngineUnderTest, enginesUnderTest } from '../helpers/engines.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 
 /** Runs per route and method; raise with FUZZ_RUNS=2000 for a longer campaign (test code only reads it). */
 const RUNS = (() => {
@@ -44,44 +41,31 @@ function keysOf(schema: unknown): string[] {
   return [...new Set([...own, ...nested])];
 }
 
-async function openApp(engine: EngineUnderTest, onRoute?: (route: RouteUnderFuzz) => void): Promise<{ app: FastifyInstance; storage: Storage }> {
-  const config = loadConfig({
-    API_TOKENS: `editor:${EDITOR_TOKEN},viewer:${VIEWER_TOKEN}:${VIEWER_AUTHOR_ID}`,
-    SITE_TIMEZONE: 'UTC',
-    RATE_LIMIT_READS: '0',
-    RATE_LIMIT_WRITES: '0',
-    MAX_EVENT_LOOP_DELAY_MS: '0',
+/** The test app; with `onRoute`, the API's routes in scope as they are registered. */
+function openApp(engine: EngineUnderTest, onRoute?: (route: RouteUnderFuzz) => void): Promise<TestApp> {
+  return openTestApp(engine, {}, (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const inScope = route.url.startsWith(`${API}`) || route.url.startsWith('/health');
+    if (!onRoute || !inScope) return;
+    for (const method of methods) {
+      if (method === 'HEAD' || method === 'OPTIONS') continue;
+      const schema = (route.schema ?? {}) as { querystring?: unknown; body?: unknown };
+      onRoute({
+        method,
+        url: route.url,
+        queryKeys: keysOf(schema.querystring),
+        bodyKeys: keysOf(schema.body),
+        write: method !== 'GET',
+      });
+    }
   });
-  const storage = await engine.open();
-  const app = buildApp({ config, storage, logger: false });
-  if (onRoute) {
-    app.addHook('onRoute', (route) => {
-      const methods = Array.isArray(route.method) ? route.method : [route.method];
-      const inScope = route.url.startsWith(`${API}`) || route.url.startsWith('/health');
-      if (!inScope) return;
-      for (const method of methods) {
-        if (method === 'HEAD' || method === 'OPTIONS') continue;
-        const schema = (route.schema ?? {}) as { querystring?: unknown; body?: unknown };
-        onRoute({
-          method,
-          url: route.url,
-          queryKeys: keysOf(schema.querystring),
-          bodyKeys: keysOf(schema.body),
-          write: method !== 'GET',
-        });
-      }
-    });
-  }
-  await app.ready();
-  return { app, storage };
 }
 
 // The route table, from the app as registered (engine-independent).
 const ROUTES: RouteUnderFuzz[] = [];
 if (engines[0] !== undefined) {
   const probe = await openApp(engines[0], (route) => ROUTES.push(route));
-  await probe.app.close();
-  await probe.storage.close();
+  await probe.close();
 }
 const ROUTE_TABLE = [...new Map(ROUTES.map((r) => [`${r.method} ${r.url}`, r])).values()];
 

@@ -12,8 +12,7 @@ import { type FaultPlan, type FaultyStorage, createFaultyStorage } from '../../s
 import { API, EDITOR, type TestApp, createEventOk, insertCategory, insertVenue, json, makeEventInput, openTestApp, snapshot } from '../helpers/app.js';
 import { type EngineUnderTest, enginesUnderTest } from '../helpers/engines.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 
 /** Storage deadline in these tests: well below REQUEST_TIMEOUT_MS (1000 here). */
 const STORAGE_TIMEOUT_MS = 300;

@@ -3,7 +3,7 @@
  * app on top of it through `buildApp`, and helpers to put linked records straight into storage
  * (the venue, organizer and term routes are not there yet).
  */
-import { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
+import { type FastifyInstance, type LightMyRequestResponse, type RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import {
@@ -27,7 +27,15 @@ export const EDITOR = { authorization: `Bearer ${EDITOR_TOKEN}` } as const;
 export const VIEWER = { authorization: `Bearer ${VIEWER_TOKEN}` } as const;
 
 /** Every path of the namespace begins with this (under the default root). */
-export const API = '/calendar/events/v1';
+/** The namespace (spec §1) and the language roots it is published under, with their languages. */
+export const NS = 'calendar/events/v1';
+export const ROOTS = [
+  { root: '', language: 'en' },
+  { root: '/en', language: 'en' },
+  { root: '/de', language: 'de' },
+  { root: '/fr', language: 'fr' },
+] as const;
+export const API = `/${NS}`;
 
 export interface TestApp {
   app: FastifyInstance;
@@ -35,7 +43,8 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function openTestApp(engine: EngineUnderTest, env: Record<string, string> = {}): Promise<TestApp> {
+/** The app on a fresh storage of `engine`; `onRoute` sees every route as it is registered. */
+export async function openTestApp(engine: EngineUnderTest, env: Record<string, string> = {}, onRoute?: (route: RouteOptions) => void): Promise<TestApp> {
   const config = loadConfig({
     API_TOKENS: `editor:${EDITOR_TOKEN},viewer:${VIEWER_TOKEN}:${VIEWER_AUTHOR_ID}`,
     SITE_TIMEZONE: 'UTC',
@@ -48,6 +57,7 @@ export async function openTestApp(engine: EngineUnderTest, env: Record<string, s
   });
   const storage = await engine.open();
   const app = buildApp({ config, storage, logger: false });
+  if (onRoute) app.addHook('onRoute', onRoute);
   try {
     await app.ready();
   } catch (error) {
@@ -63,6 +73,31 @@ export async function openTestApp(engine: EngineUnderTest, env: Record<string, s
     },
   };
 }
+
+/**
+ * Reference §7.4: the fields a list blanks on a password-protected event for a caller without its
+ * password, with their blank values (add-on keys such as `ticketed` included); the rest is kept.
+ */
+export const REDACTED_IN_LISTS: Readonly<Record<string, unknown>> = {
+  description: '',
+  excerpt: '',
+  image: false,
+  all_day: null,
+  cost: '',
+  cost_details: { currency_symbol: '', currency_code: '', currency_position: '', values: [] },
+  website: '',
+  show_map: null,
+  show_map_link: null,
+  hide_from_listings: null,
+  sticky: null,
+  featured: null,
+  categories: [],
+  tags: [],
+  venue: [],
+  organizer: [],
+  custom_fields: [],
+  ticketed: null,
+};
 
 /** A valid create body; overrides replace or add fields (`undefined` removes one). */
 export function makeEventInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {

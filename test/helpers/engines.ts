@@ -66,6 +66,7 @@ function mongoEngine(uri: string, source: string): EngineUnderTest {
   };
 }
 
+/** The engines a suite runs on; each one left out is named on the suite's output, with the reason. */
 export async function enginesUnderTest(): Promise<EngineSelection> {
   const choice = loadTestEngineChoice();
   const engines: EngineUnderTest[] = [];
@@ -81,5 +82,6 @@ export async function enginesUnderTest(): Promise<EngineSelection> {
       skipped.push({ name: 'mongodb', reason: target.reason });
     }
   }
+  for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
   return { engines, skipped };
 }

@@ -7,20 +7,13 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MESSAGES } from '../../src/i18n/index.js';
-import { type TestApp, json, openTestApp } from '../helpers/app.js';
+import { type TestApp, json, NS, openTestApp, ROOTS } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 
 const { engines } = await enginesUnderTest();
 // The documentation does not depend on the storage engine: one is enough.
 const engine = engines[0]!;
 
-const NS = 'calendar/events/v1';
-const ROOTS = [
-  { root: '', language: 'en' },
-  { root: '/en', language: 'en' },
-  { root: '/de', language: 'de' },
-  { root: '/fr', language: 'fr' },
-] as const;
 
 /** Reference §8.1 order: the index, /doc, then every resource's routes as registered. */
 const ROUTE_KEYS = [

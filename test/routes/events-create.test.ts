@@ -20,8 +20,7 @@ import {
 } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 
 /** Keys of sample 12-create-event-minimal.json, in order. */
 const SAMPLE_12_KEYS = [

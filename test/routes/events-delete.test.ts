@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, EDITOR, type TestApp, VIEWER, createEventOk, insertVenue, json, openTestApp, snapshot } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 
 describe.each(engines)('$name engine: deleting events', (engine) => {
   let t: TestApp;

@@ -11,8 +11,7 @@ import { seedIfEmpty } from '../../src/services/seed.js';
 import { API, EDITOR, type TestApp, openTestApp } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 
 const schemaSerializer = fastJsonStringify(EventListResponseSchema);
 

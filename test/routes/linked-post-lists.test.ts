@@ -21,8 +21,7 @@ import {
 import { enginesUnderTest } from '../helpers/engines.js';
 import { type OrganizerDoc, type Storage, type VenueDoc } from '../../src/storage/port.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 
 type Body = Record<string, unknown>;
 type ErrorBody = { code: string; message: string; data: { status: number; params?: Record<string, string> | string[] } };

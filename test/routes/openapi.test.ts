@@ -10,19 +10,12 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../src/i18n/index.js';
-import { EDITOR, EDITOR_TOKEN, type TestApp, VIEWER, json, openTestApp } from '../helpers/app.js';
+import { EDITOR, EDITOR_TOKEN, type TestApp, VIEWER, json, NS, openTestApp, ROOTS } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 
 const { engines } = await enginesUnderTest();
 const engine = engines[0]!;
 
-const NS = 'calendar/events/v1';
-const ROOTS = [
-  { root: '', language: 'en' },
-  { root: '/en', language: 'en' },
-  { root: '/de', language: 'de' },
-  { root: '/fr', language: 'fr' },
-] as const;
 
 type Json = Record<string, unknown>;
 type Operation = Json & { parameters?: Json[]; requestBody?: Json; responses: Record<string, Json>; security?: unknown; operationId: string };

@@ -5,15 +5,13 @@
  * uses the root and host the request came in on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, EDITOR, type TestApp, json, openTestApp } from '../helpers/app.js';
+import { API, EDITOR, NS, ROOTS as ROOT_LANGUAGES, type TestApp, json, openTestApp } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 
-const ROOTS = ['', '/en', '/de', '/fr'];
+const ROOTS = ROOT_LANGUAGES.map(({ root }) => root);
 const HOST = 'calendar.example.org:8443';
-const NS = 'calendar/events/v1';
 
 /** Every string below `value` that points into the API namespace. */
 const apiLinksOf = (value: unknown): string[] =>

@@ -11,8 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API, EDITOR, type TestApp, VIEWER, createEventOk, insertVenue, json, openTestApp } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 
 const BASE = `http://localhost:80${API}`;
 const TAXONOMIES = ['categories', 'tags'] as const;

@@ -9,8 +9,7 @@ import { type LightMyRequestResponse } from 'fastify';
 import { API, EDITOR, type TestApp, countAll, createEvent, createEventOk, json, openTestApp, snapshot } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 
-const { engines, skipped } = await enginesUnderTest();
-for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
+const { engines } = await enginesUnderTest();
 
 type Body = Record<string, unknown>;
 type ErrorBody = { code: string; message: string; data: { status: number; params?: Record<string, string> } };

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareValues } from '../../src/storage/embedded/bson.js';
 import { SortedIndex } from '../../src/storage/embedded/sorted-index.js';
+import { random } from '../helpers/random.js';
 
 interface Doc {
   _id: number;
@@ -14,17 +15,6 @@ interface Doc {
   tagIds: number[];
 }
 
-/** mulberry32: deterministic rounds. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Every entry of the index in order, read through `seek` and `collect`. */
 function slotsInOrder(index: SortedIndex): number[] {
