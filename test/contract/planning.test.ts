@@ -163,6 +163,8 @@ function randomFilter(r: () => number, ids: readonly number[], now: Date): Filte
     () => ({ featured: r() < 0.5 }),
     () => ({ ticketed: r() < 0.5 }),
     () => ({ _id: { $in: Array.from({ length: 5 }, () => pick(ids)) } }),
+    // The unique slug index answers equality by key look-up in the embedded engine.
+    () => ({ slug: { $in: [...Array.from({ length: 4 }, () => `planned-${pick(ids)}`), 'planned-none'] } }),
     () => ({ startUtc: { $lt: at(r() * 300) } }),
   ];
   for (const make of optional) if (r() < 0.2) clauses.push(make());

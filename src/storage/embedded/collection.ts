@@ -118,6 +118,10 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
         return collection.slots.size;
       },
       slotOfId: (id) => this.slots.get(id),
+      uniqueOwner: (field) => {
+        const index = this.uniqueIndexes.find((candidate) => candidate.fields.length === 1 && candidate.fields[0] === field);
+        return index === undefined ? undefined : (key) => index.owners.get(key);
+      },
       sortedIndexes: this.sortedIndexes,
       get textIndex() {
         return collection.textIndex;

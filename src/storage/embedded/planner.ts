@@ -10,7 +10,7 @@
  */
 import { type Scalar } from '../port.js';
 import { Bitset } from './bitset.js';
-import { compareValues, typeRank } from './bson.js';
+import { compareValues, encodeKey, typeRank } from './bson.js';
 import { type CachedClause, type ClauseCache } from './clause-cache.js';
 import { exprKey, type Expr } from './filter.js';
 import { type GeoIndex } from './geo-index.js';
@@ -25,6 +25,8 @@ export interface PlannerHost {
   readonly live: Bitset;
   readonly liveCount: number;
   slotOfId(id: number): number | undefined;
+  /** The owner (_id) of an encoded key in the single-field unique index on `field`, if there is one. */
+  uniqueOwner(field: string): ((key: string) => number | undefined) | undefined;
   readonly sortedIndexes: readonly SortedIndex[];
   readonly textIndex: TextIndex | null;
   geoIndexFor(field: string): GeoIndex | undefined;
@@ -625,6 +627,19 @@ export class Planner {
     else if (expr.kind === 'cmp' && expr.op !== '$eq' && expr.op !== '$ne' && indexableValue(expr.value)) {
       range = { op: expr.op, value: expr.value };
     } else return null;
+
+    // Equality on a unique field (a slug): one map lookup per value instead of two seeks. Only
+    // strings and finite numbers, whose encoded key is exactly what the index stores.
+    const owner = values === null ? undefined : host.uniqueOwner(expr.field);
+    if (owner !== undefined && values!.every((value) => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))) {
+      const slots = new Set<number>();
+      for (const value of values!) {
+        const id = owner(encodeKey(value));
+        const slot = id === undefined ? undefined : host.slotOfId(id);
+        if (slot !== undefined) slots.add(slot);
+      }
+      return ofSlots([...slots].sort((a, b) => a - b));
+    }
 
     const choice = this.indexFor(expr.field);
     if (choice === null) {
