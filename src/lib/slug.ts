@@ -1,8 +1,13 @@
 import slugify from 'slugify';
 
+const MAX_SLUG = 190;
+/** Already a slug: what slugify would return unchanged (bulk loads name most records this way). */
+const PLAIN_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
 /** Slug from a title, like WordPress's sanitize_title for the common (Latin) case. */
 export function slugFrom(text: string, fallback: string): string {
-  const slug = slugify(text, { lower: true, strict: true, trim: true }).slice(0, 190).replace(/-+$/, '');
+  if (text.length <= MAX_SLUG && PLAIN_SLUG.test(text)) return text;
+  const slug = slugify(text, { lower: true, strict: true, trim: true }).slice(0, MAX_SLUG).replace(/-+$/, '');
   return slug === '' ? fallback : slug;
 }
 
