@@ -279,6 +279,10 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
       // `ignoreUndefined`; the embedded engine refuses so code never relies on either.
       await expect(write).rejects.toBeInstanceOf(UnsupportedQueryError);
       expect(await storage.venues.findById(1)).toEqual(doc);
+      // Inside an array too, and the refusal names where.
+      const nested = storage.events.insertOne(makeEventDoc({ _id: 2, organizerIds: [3, undefined as unknown as number] }));
+      await expect(nested).rejects.toThrow('document.organizerIds.1 is undefined');
+      expect(await storage.events.findById(2)).toBeNull();
     } else {
       await write;
       expect(await storage.venues.findById(1)).toMatchObject({ _id: 1 });

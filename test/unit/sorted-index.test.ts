@@ -81,4 +81,46 @@ describe('SortedIndex: deferred placement of added entries', () => {
     }
     expect(docs.size).toBeGreaterThan(7000);
   });
+
+  it('derives key tuples like MongoDB: missing as null, arrays expanded, the empty array its own key', () => {
+    const index = new SortedIndex('a_b', ['a', 'b']);
+    const at = new Date(Date.UTC(2026, 0, 1));
+    expect(index.tuplesOf({ a: 'x', b: at })).toEqual([['x', at]]);
+    expect(index.tuplesOf({ a: 1 })).toEqual([[1, null]]);
+    expect(index.tuplesOf({ a: null, b: undefined })).toEqual([[null, null]]);
+    expect(index.tuplesOf({ a: [2, 1, 2], b: 'y' })).toEqual([[2, 'y'], [1, 'y']]);
+    expect(index.tuplesOf({ a: [], b: 0 })).toHaveLength(1);
+    expect(index.tuplesOf({ a: [], b: 0 })[0]![1]).toBe(0);
+    expect(index.tuplesOf({ a: { n: 1 }, b: 0 })).toEqual([[{ n: 1 }, 0]]);
+    const nested = new SortedIndex('a.n', ['a.n']);
+    expect(nested.tuplesOf({ a: [{ n: 1 }, { n: 3 }] })).toEqual([[1], [3]]);
+    // Arrays are counted per field (a multikey field cannot serve ordered walks).
+    index.add(1, 1, { a: [1, 2], b: 'z' });
+    index.add(2, 2, { a: 3, b: 'z' });
+    expect(index.arrayDocs).toEqual([1, 0]);
+  });
+
+  it('answers leading values and counts of a unique index from its entries', () => {
+    const next = random(11);
+    const unique = new SortedIndex('slug_unique', ['slug'], { unique: true });
+    const plain = new SortedIndex('slug', ['slug']);
+    const slugs = new Map<number, string>();
+    for (let id = 1; id <= 3000; id++) {
+      const doc = { _id: id, slug: `event-${Math.floor(next() * 1e9)}-${id}` };
+      slugs.set(id, doc.slug);
+      unique.add(id, id, doc);
+      plain.add(id, id, doc);
+    }
+    for (let id = 1; id <= 3000; id += 7) {
+      unique.remove(id, id, { _id: id, slug: slugs.get(id) });
+      plain.remove(id, id, { _id: id, slug: slugs.get(id) });
+      slugs.delete(id);
+    }
+    expect(unique.distinctLeading).toBe(slugs.size);
+    expect(plain.distinctLeading).toBe(slugs.size);
+    expect(unique.leadingValues()).toEqual([...plain.leadingValues()].sort((a, b) => compareValues(a, b)));
+    const present = slugs.get(2)!;
+    expect([unique.leadingCount(present), unique.leadingCount('absent')]).toEqual([1, 0]);
+    expect([plain.leadingCount(present), plain.leadingCount('absent')]).toEqual([1, 0]);
+  });
 });

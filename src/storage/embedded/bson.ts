@@ -126,7 +126,8 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  */
 export function keyValuesAt(doc: unknown, path: string): KeyValue[] {
   const out: KeyValue[] = [];
-  collect(doc, path.split('.'), 0, out);
+  if (!path.includes('.')) collect(doc, [path], 0, out);
+  else collect(doc, path.split('.'), 0, out);
   return out.length === 0 ? [null] : out;
 }
 

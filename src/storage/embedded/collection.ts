@@ -58,9 +58,24 @@ function refuse(message: string): never {
 
 /** The driver would turn undefined into null or drop it depending on its options; refuse rather than guess. */
 function assertNoUndefined(value: unknown, path: string): void {
+  // The path is spelled out only for the refusal: building it for every field of every write costs.
+  if (holdsUndefined(value)) refuseUndefined(value, path);
+}
+
+function holdsUndefined(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (holdsUndefined(value[i])) return true;
+  } else if (isPlainObject(value)) {
+    for (const key in value) if (Object.hasOwn(value, key) && holdsUndefined(value[key])) return true;
+  }
+  return false;
+}
+
+function refuseUndefined(value: unknown, path: string): void {
   if (value === undefined) refuse(`${path} is undefined; store null or leave the field out.`);
-  if (Array.isArray(value)) value.forEach((element, i) => assertNoUndefined(element, `${path}.${i}`));
-  else if (isPlainObject(value)) for (const [key, child] of Object.entries(value)) assertNoUndefined(child, `${path}.${key}`);
+  if (Array.isArray(value)) value.forEach((element, i) => refuseUndefined(element, `${path}.${i}`));
+  else if (isPlainObject(value)) for (const [key, child] of Object.entries(value)) refuseUndefined(child, `${path}.${key}`);
 }
 
 /**
@@ -232,7 +247,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     // Register only once the existing data passed every check.
     if (fields.length > 1) this.compoundKeys.push({ name: definition.name, fields });
     if (unique !== null) this.uniqueIndexes.push(unique);
-    const sorted = new SortedIndex(definition.name, fields);
+    const sorted = new SortedIndex(definition.name, fields, { unique: definition.unique === true });
     sorted.build([...this.stored()].map(({ slot, doc }) => ({ slot, id: doc._id, doc })));
     this.sortedIndexes.push(sorted);
   }

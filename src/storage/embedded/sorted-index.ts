@@ -56,6 +56,14 @@ export function touchesArray(doc: unknown, path: string): boolean {
   return Array.isArray(value);
 }
 
+/**
+ * The `leading` map's key of a value: numbers are their own key (no string to build, -0 as 0);
+ * everything else its encoded key, a string, which never equals a number key.
+ */
+function leadingKey(value: unknown): string | number {
+  return typeof value === 'number' ? (value === 0 ? 0 : value) : encodeKey(value);
+}
+
 export class SortedIndex {
   readonly name: string;
   readonly fields: readonly string[];
@@ -68,12 +76,22 @@ export class SortedIndex {
   /** Per field: how many documents hold an array there (a multikey field cannot serve ordered walks). */
   readonly arrayDocs: number[];
   /** Distinct values of the leading field with their entry counts (skip scans, merge prefixes). */
-  private readonly leading = new Map<string, { value: unknown; count: number }>();
+  private readonly leading = new Map<string | number, { value: unknown; count: number }>();
 
-  constructor(name: string, fields: readonly string[]) {
+  /**
+   * A unique single-field index (a slug): every entry has its own leading value, so counting them
+   * per value would only cost a map entry per document; they are read from the index when asked.
+   */
+  private readonly distinctEntries: boolean;
+  /** Fields without a dot, read directly (the common case; `keyValuesAt` handles the rest). */
+  private readonly topLevel: boolean;
+
+  constructor(name: string, fields: readonly string[], options: { unique?: boolean } = {}) {
     this.name = name;
     this.fields = fields;
     this.arrayDocs = fields.map(() => 0);
+    this.distinctEntries = options.unique === true && fields.length === 1;
+    this.topLevel = fields.every((field) => !field.includes('.'));
   }
 
   get size(): number {
@@ -81,15 +99,32 @@ export class SortedIndex {
   }
 
   get distinctLeading(): number {
-    return this.leading.size;
+    return this.distinctEntries ? this.total : this.leading.size;
   }
 
   leadingValues(): unknown[] {
-    return [...this.leading.values()].map((entry) => entry.value);
+    if (!this.distinctEntries) return [...this.leading.values()].map((entry) => entry.value);
+    this.settle();
+    const values: unknown[] = [];
+    for (const block of this.blocks) for (const value of block.keys[0]!) values.push(value);
+    return values;
   }
 
   /** The distinct key tuples a document contributes. */
   tuplesOf(doc: unknown): unknown[][] {
+    // Scalars in every top-level field (no arrays, no embedded documents): one tuple, read directly.
+    if (this.topLevel && isPlainObject(doc)) {
+      const tuple: unknown[] = [];
+      for (const field of this.fields) {
+        const value = doc[field];
+        if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
+          tuple.length = 0;
+          break;
+        }
+        tuple.push(value === undefined ? null : value);
+      }
+      if (tuple.length === this.fields.length) return [tuple];
+    }
     let tuples: unknown[][] = [[]];
     for (const field of this.fields) {
       const values = keyValuesAt(doc, field);
@@ -203,13 +238,15 @@ export class SortedIndex {
   }
 
   private countArrays(doc: unknown, delta: number): void {
-    this.fields.forEach((field, c) => {
-      if (touchesArray(doc, field)) this.arrayDocs[c]! += delta;
-    });
+    for (let c = 0; c < this.fields.length; c++) {
+      const field = this.fields[c]!;
+      if (this.topLevel ? isPlainObject(doc) && Array.isArray(doc[field]) : touchesArray(doc, field)) this.arrayDocs[c]! += delta;
+    }
   }
 
   private countLeading(value: unknown, delta: number): void {
-    const key = encodeKey(value);
+    if (this.distinctEntries) return;
+    const key = leadingKey(value);
     const entry = this.leading.get(key);
     if (entry === undefined) {
       if (delta > 0) this.leading.set(key, { value, count: delta });
@@ -427,7 +464,8 @@ export class SortedIndex {
 
   /** The number of entries whose leading field equals `value` (BSON equality). */
   leadingCount(value: unknown): number {
-    return this.leading.get(encodeKey(value))?.count ?? 0;
+    if (this.distinctEntries) return this.seek([value], true) - this.seek([value], false);
+    return this.leading.get(leadingKey(value))?.count ?? 0;
   }
 
   /** A cursor over positions [from, to), ascending or descending. */
