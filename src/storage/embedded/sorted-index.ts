@@ -30,12 +30,6 @@ interface Block {
   slots: number[];
 }
 
-interface Entry {
-  tuple: unknown[];
-  id: number;
-  slot: number;
-}
-
 function compareToProbe(value: unknown, probe: ProbeValue): number {
   if (probe instanceof BracketEdge) {
     const rank = typeRank(value);
@@ -68,8 +62,8 @@ export class SortedIndex {
   readonly name: string;
   readonly fields: readonly string[];
   private blocks: Block[] = [];
-  /** Entries added but not yet placed in blocks (see `settle`); counted in `total` and `leading` already. */
-  private pending: Entry[] = [];
+  /** Entries added but not yet placed in blocks (see `settle`), column by column like a block; counted in `total` and `leading` already. */
+  private pending: Block;
   private starts: number[] = [];
   private startsDirty = false;
   private total = 0;
@@ -90,6 +84,7 @@ export class SortedIndex {
     this.name = name;
     this.fields = fields;
     this.arrayDocs = fields.map(() => 0);
+    this.pending = this.emptyColumns();
     this.distinctEntries = options.unique === true && fields.length === 1;
     this.topLevel = fields.every((field) => !field.includes('.'));
   }
@@ -146,10 +141,13 @@ export class SortedIndex {
 
   add(slot: number, id: number, doc: unknown): void {
     this.countArrays(doc, 1);
+    const pending = this.pending;
     for (const tuple of this.tuplesOf(doc)) {
       this.countLeading(tuple[0], 1);
       this.total += 1;
-      this.pending.push({ tuple, id, slot });
+      for (let c = 0; c < tuple.length; c++) pending.keys[c]!.push(tuple[c]);
+      pending.ids.push(id);
+      pending.slots.push(slot);
     }
   }
 
@@ -161,34 +159,45 @@ export class SortedIndex {
 
   /** Replaces the whole content (ensureIndexes over existing documents): one sort instead of n inserts. */
   build(docs: Iterable<{ slot: number; id: number; doc: unknown }>): void {
-    const entries: Entry[] = [];
+    const entries = this.emptyColumns();
     this.arrayDocs.fill(0);
     this.leading.clear();
-    this.pending = [];
+    this.pending = this.emptyColumns();
     for (const { slot, id, doc } of docs) {
       this.countArrays(doc, 1);
-      for (const tuple of this.tuplesOf(doc)) entries.push({ tuple, id, slot });
+      for (const tuple of this.tuplesOf(doc)) {
+        this.countLeading(tuple[0], 1);
+        for (let c = 0; c < tuple.length; c++) entries.keys[c]!.push(tuple[c]);
+        entries.ids.push(id);
+        entries.slots.push(slot);
+      }
     }
-    for (const entry of entries) this.countLeading(entry.tuple[0], 1);
-    this.total = entries.length;
+    this.total = entries.ids.length;
     this.fill(entries);
   }
 
-  /** Sorts entries into fresh blocks, half full so later inserts stay cheap. */
-  private fill(entries: Entry[]): void {
+  private emptyColumns(): Block {
+    return { keys: this.fields.map(() => []), ids: [], slots: [] };
+  }
+
+  /** Sorts entries (held column by column, no object per entry) into fresh blocks, half full so later inserts stay cheap. */
+  private fill(entries: Block): void {
     // Sort on primitive stand-ins (Dates as their time): comparing Dates in place costs a pointer
     // chase per comparison, which dominates sorting a million entries.
     const width = this.fields.length;
-    const ranks = new Int8Array(entries.length * width);
-    const numbers = new Float64Array(entries.length * width);
-    entries.forEach((entry, e) => {
-      for (let c = 0; c < width; c++) {
-        const value = entry.tuple[c];
+    const count = entries.ids.length;
+    const ranks = new Int8Array(count * width);
+    const numbers = new Float64Array(count * width);
+    for (let c = 0; c < width; c++) {
+      const column = entries.keys[c]!;
+      for (let e = 0; e < count; e++) {
+        const value = column[e];
         ranks[e * width + c] = typeRank(value);
         numbers[e * width + c] = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Number.NaN;
       }
-    });
-    const order = Array.from(entries.keys()).sort((a, b) => {
+    }
+    const ids = entries.ids;
+    const order = Array.from({ length: count }, (_, e) => e).sort((a, b) => {
       for (let c = 0; c < width; c++) {
         const ra = ranks[a * width + c]!;
         const rb = ranks[b * width + c]!;
@@ -196,19 +205,18 @@ export class SortedIndex {
         const na = numbers[a * width + c]!;
         const nb = numbers[b * width + c]!;
         // NaN stands for "not a plain number or time" (and for NaN itself): compare the values.
-        const order = na === na && nb === nb ? na - nb : compareValues(entries[a]!.tuple[c], entries[b]!.tuple[c]);
+        const order = na === na && nb === nb ? na - nb : compareValues(entries.keys[c]![a], entries.keys[c]![b]);
         if (order !== 0) return order;
       }
-      return entries[a]!.id - entries[b]!.id;
+      return ids[a]! - ids[b]!;
     });
-    const sorted = order.map((e) => entries[e]!);
     this.blocks = [];
-    for (let start = 0; start < sorted.length; start += BULK_BLOCK) {
-      const chunk = sorted.slice(start, start + BULK_BLOCK);
+    for (let start = 0; start < count; start += BULK_BLOCK) {
+      const chunk = order.slice(start, start + BULK_BLOCK);
       this.blocks.push({
-        keys: this.fields.map((_, c) => chunk.map((entry) => entry.tuple[c])),
-        ids: chunk.map((entry) => entry.id),
-        slots: chunk.map((entry) => entry.slot),
+        keys: entries.keys.map((column) => chunk.map((e) => column[e])),
+        ids: chunk.map((e) => ids[e]!),
+        slots: chunk.map((e) => entries.slots[e]!),
       });
     }
     this.startsDirty = true;
@@ -222,18 +230,23 @@ export class SortedIndex {
    */
   private settle(): void {
     const pending = this.pending;
-    if (pending.length === 0) return;
-    this.pending = [];
-    const placed = this.total - pending.length;
-    if (pending.length * 16 < placed) {
-      for (const { tuple, id, slot } of pending) this.place(tuple, id, slot);
+    const added = pending.ids.length;
+    if (added === 0) return;
+    this.pending = this.emptyColumns();
+    const placed = this.total - added;
+    if (added * 16 < placed) {
+      for (let e = 0; e < added; e++) this.place(pending.keys.map((column) => column[e]), pending.ids[e]!, pending.slots[e]!);
       return;
     }
-    const entries: Entry[] = [];
+    const entries = this.emptyColumns();
     for (const block of this.blocks) {
-      for (let i = 0; i < block.ids.length; i++) entries.push({ tuple: block.keys.map((column) => column[i]), id: block.ids[i]!, slot: block.slots[i]! });
+      for (let c = 0; c < block.keys.length; c++) for (const value of block.keys[c]!) entries.keys[c]!.push(value);
+      for (const id of block.ids) entries.ids.push(id);
+      for (const slot of block.slots) entries.slots.push(slot);
     }
-    for (const entry of pending) entries.push(entry);
+    for (let c = 0; c < pending.keys.length; c++) for (const value of pending.keys[c]!) entries.keys[c]!.push(value);
+    for (const id of pending.ids) entries.ids.push(id);
+    for (const slot of pending.slots) entries.slots.push(slot);
     this.fill(entries);
   }
 
