@@ -10,7 +10,11 @@ import { isPlainObject } from './bson.js';
 export class TextIndex {
   readonly name: string;
   private readonly fields: string[];
-  private readonly postings = new Map<string, Set<number>>();
+  /**
+   * Per term, the slots holding it in ascending order: new documents take the highest slot so far,
+   * so an insert appends (a set would hash every entry and keep a table several times larger).
+   */
+  private readonly postings = new Map<string, number[]>();
 
   constructor(definition: IndexDefinition) {
     const entries = Object.entries(definition.key);
@@ -44,14 +48,14 @@ export class TextIndex {
   }
 
   add(slot: number, doc: Record<string, unknown>): void {
-    const terms = this.termsOf(doc);
-    for (const term of terms) {
-      let slots = this.postings.get(term);
-      if (slots === undefined) {
-        slots = new Set();
-        this.postings.set(term, slots);
+    for (const term of this.termsOf(doc)) {
+      const slots = this.postings.get(term);
+      if (slots === undefined) this.postings.set(term, [slot]);
+      else if (slots[slots.length - 1]! < slot) slots.push(slot);
+      else {
+        const at = lowerBound(slots, slot);
+        if (slots[at] !== slot) slots.splice(at, 0, slot);
       }
-      slots.add(slot);
     }
   }
 
@@ -60,15 +64,17 @@ export class TextIndex {
     for (const term of this.termsOf(doc)) {
       const slots = this.postings.get(term);
       if (slots === undefined) continue;
-      slots.delete(slot);
-      if (slots.size === 0) this.postings.delete(term);
+      const at = lowerBound(slots, slot);
+      if (slots[at] !== slot) continue;
+      if (slots.length === 1) this.postings.delete(term);
+      else slots.splice(at, 1);
     }
   }
 
   /** Upper bound of the documents holding any of the terms. */
   estimateAny(terms: readonly string[]): number {
     let total = 0;
-    for (const term of new Set(terms)) total += this.postings.get(term)?.size ?? 0;
+    for (const term of new Set(terms)) total += this.postings.get(term)?.length ?? 0;
     return total;
   }
 
@@ -81,9 +87,24 @@ export class TextIndex {
   }
 
   hasAny(slot: number, terms: readonly string[]): boolean {
-    for (const term of terms) if (this.postings.get(term)?.has(slot) === true) return true;
+    for (const term of terms) {
+      const slots = this.postings.get(term);
+      if (slots !== undefined && slots[lowerBound(slots, slot)] === slot) return true;
+    }
     return false;
   }
+}
+
+/** The first position in ascending `slots` whose slot is >= `slot`. */
+function lowerBound(slots: readonly number[], slot: number): number {
+  let lo = 0;
+  let hi = slots.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (slots[mid]! < slot) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Text index key extraction (fts_element_iterator.cpp): strings, also inside arrays; other types are skipped. */
