@@ -66,7 +66,9 @@ function cacheFor(timezone: string): OffsetCache | null {
   return cache;
 }
 
-const daysInMonth = (year: number, month: number): number => new Date(Date.UTC(year, month, 0)).getUTCDate();
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const daysInMonth = (year: number, month: number): number =>
+  month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : MONTH_DAYS[month - 1]!;
 
 /**
  * The instant of a wall clock in a zone, by the rule of src/lib/dates.ts: the zone's offsets a day
@@ -75,7 +77,11 @@ const daysInMonth = (year: number, month: number): number => new Date(Date.UTC(y
  */
 function instantOfWall(wallMs: number, offsets: OffsetCache): number {
   const before = offsets.at(wallMs - DAY_MS);
-  const candidates = [...new Set([before, offsets.at(wallMs), offsets.at(wallMs + DAY_MS)])]
+  const middle = offsets.at(wallMs);
+  // One offset all around (nearly every date): its instant, which is also what the general rule
+  // below returns then, whether or not the check holds.
+  if (before === middle && middle === offsets.at(wallMs + DAY_MS)) return wallMs - middle * MINUTE_MS;
+  const candidates = [...new Set([before, middle, offsets.at(wallMs + DAY_MS)])]
     .map((offset) => wallMs - offset * MINUTE_MS)
     .filter((ms) => ms + offsets.at(ms) * MINUTE_MS === wallMs)
     .sort((a, b) => a - b);

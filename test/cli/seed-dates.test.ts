@@ -61,6 +61,14 @@ describe('seed dates', () => {
     expect(mismatches.slice(0, 5)).toEqual([]);
   });
 
+  it('knows month lengths and leap years as parseDateInput does (which rolls 29 February over in other years)', () => {
+    const anchor = new Date(Date.UTC(2026, 0, 15, 12));
+    const raws = ['2024-02-29 10:00', '2025-02-29 10:00', '2000-02-29', '2100-02-29', '2026-04-31', '2026-04-30 23:59', '2026-12-31 23:59'];
+    const results = raws.flatMap((raw) => ['Europe/Berlin', 'UTC'].map((zone) => same(raw, zone, anchor)));
+    expect(results.filter((r) => r.expected !== r.actual)).toEqual([]);
+    expect(results.every((r) => r.actual !== null)).toBe(true);
+  });
+
   it('reads wall clocks in DST gaps and overlaps as parseDateInput does', () => {
     const cases: Array<[string, string]> = [
       ['Europe/Berlin', '2026-03-29 02:30'],
