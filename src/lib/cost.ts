@@ -133,7 +133,22 @@ function symbolOf(text: string, numbers: readonly CostNumber[]): SymbolUse {
   return { symbol: '', position: '' };
 }
 
+/** Inferred currencies of single cost strings: bulk loads and busy sites repeat a handful of prices. */
+const currencyOfOne = new Map<string, Pick<ParsedCost, 'currencySymbol' | 'currencyPosition'>>();
+
 function inferCurrency(cost: readonly string[]): Pick<ParsedCost, 'currencySymbol' | 'currencyPosition'> {
+  if (cost.length !== 1) return inferCurrencyOf(cost);
+  const text = cost[0]!;
+  let known = currencyOfOne.get(text);
+  if (known === undefined) {
+    known = inferCurrencyOf(cost);
+    if (currencyOfOne.size >= 10_000) currencyOfOne.clear();
+    currencyOfOne.set(text, known);
+  }
+  return { ...known };
+}
+
+function inferCurrencyOf(cost: readonly string[]): Pick<ParsedCost, 'currencySymbol' | 'currencyPosition'> {
   // Only strings with digits say anything about the currency ("Free" and "Donation" do not).
   const numeric = cost
     .map((text) => ({ text, numbers: numbersIn(text) }))

@@ -254,6 +254,11 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
 
   /** A document's keys in a (possibly compound, possibly multikey) index, encoded; missing fields count as null. */
   private uniqueKeysOf(doc: StoredDoc, fields: readonly string[]): string[] {
+    if (fields.length === 1 && !fields[0]!.includes('.')) {
+      // One top-level field holding a scalar (a slug): its one key.
+      const value = doc[fields[0]!];
+      if (value === undefined || value === null || typeof value !== 'object' || value instanceof Date) return [encodeKey(value ?? null)];
+    }
     let keys: string[][] = [[]];
     for (const field of fields) {
       const values = [...new Set(keyValuesAt(doc, field).map(encodeKey))];
@@ -264,8 +269,10 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
 
   private checkParallelArrays(doc: StoredDoc, indexes: ReadonlyArray<{ name: string; fields: string[] }>): void {
     for (const { name, fields } of indexes) {
-      const arrays = fields.filter((field) => Array.isArray(valueAt(doc, field)));
-      if (arrays.length > 1) {
+      let count = 0;
+      for (const field of fields) if (Array.isArray(valueAt(doc, field))) count += 1;
+      if (count > 1) {
+        const arrays = fields.filter((field) => Array.isArray(valueAt(doc, field)));
         refuse(`Cannot index parallel arrays [${arrays.join('] [')}] in index ${name} (document ${doc._id}).`);
       }
     }

@@ -26,6 +26,7 @@ const never: Predicate = () => false;
 
 /** Reads a dotted path through embedded documents only (enough for geometry fields). */
 export function valueAt(doc: unknown, path: string): unknown {
+  if (!path.includes('.')) return doc === null || typeof doc !== 'object' || Array.isArray(doc) ? undefined : (doc as Record<string, unknown>)[path];
   let value = doc;
   for (const segment of path.split('.')) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
