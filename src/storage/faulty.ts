@@ -14,6 +14,7 @@ type Method = keyof AnyCollection;
 
 const COLLECTION_METHODS = [
   'insertOne',
+  'insertMany',
   'findById',
   'findOne',
   'find',
@@ -28,7 +29,7 @@ const COLLECTION_METHODS = [
   'explain',
 ] as const satisfies readonly Method[];
 
-const WRITE_METHODS: ReadonlySet<string> = new Set(['insertOne', 'updateById', 'updateMany', 'deleteById', 'nextId']);
+const WRITE_METHODS: ReadonlySet<string> = new Set(['insertOne', 'insertMany', 'updateById', 'updateMany', 'deleteById', 'nextId']);
 
 /** The name of an intercepted call: `events.find`, `nextId`, `ping`. */
 export type CallName = `${CollectionName}.${Method}` | 'nextId' | 'ping';

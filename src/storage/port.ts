@@ -4,6 +4,7 @@
  *
  * Both engines (mongodb, embedded) implement `Storage` and execute the same `CompiledQuery`.
  */
+import { type DuplicateKeyError } from '../errors.js';
 
 // ---------------------------------------------------------------------------
 // Stored documents
@@ -234,9 +235,22 @@ export type IndexSet = { [K in CollectionName]: IndexDefinition[] };
  * the ones they read. A changed document is a new object, so derived values may be memoised per
  * document object (see `src/serialize/memo.ts`).
  */
+/** A document `insertMany` did not store: its position in the list and the unique index it violated. */
+export interface InsertManyFailure {
+  index: number;
+  error: DuplicateKeyError;
+}
+
 export interface Collection<T extends { _id: number }> {
   /** Insert a new document. Throws DuplicateKeyError when a unique index is violated. */
   insertOne(doc: T): Promise<void>;
+  /**
+   * Inserts documents each on its own, like MongoDB's unordered insertMany (bulk loads): a document
+   * whose unique key is taken — by a stored document or an earlier one of the list — fails alone,
+   * reported with its position; the others are stored. Any other failure rejects the call; the
+   * embedded engine then has stored none of them, MongoDB may have stored some.
+   */
+  insertMany(docs: readonly T[]): Promise<InsertManyFailure[]>;
   findById(id: number): Promise<T | null>;
   findOne(filter: Filter): Promise<T | null>;
   find(query: CompiledQuery): Promise<T[]>;

@@ -107,6 +107,41 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
       expect(await docs.findOne({ slug: 'one' })).toEqual(first);
     });
 
+    it('inserts many, failing alone each document whose key is taken (stored or earlier in the list)', async () => {
+      const docs = collectionOf(storage, collection);
+      await docs.insertOne(make({ _id: 1, slug: 'stored' }));
+      const batch = [
+        make({ _id: 2, slug: 'new-a' }),
+        make({ _id: 3, slug: 'stored' }),
+        make({ _id: 4, slug: 'new-b' }),
+        make({ _id: 5, slug: 'new-a' }),
+        make({ _id: 2, slug: 'new-c' }),
+        make({ _id: 6, slug: 'new-d' }),
+      ];
+      const failures = await docs.insertMany(batch);
+      expect(failures.map((f) => [f.index, f.error.index])).toEqual([
+        [1, `${collection}_slug_unique`],
+        [3, `${collection}_slug_unique`],
+        [4, '_id_'],
+      ]);
+      expect(failures.every((f) => f.error instanceof DuplicateKeyError)).toBe(true);
+      expect((await docs.find({ filter: {}, sort: [['_id', 1]] })).map((d) => [d._id, d.slug])).toEqual([
+        [1, 'stored'],
+        [2, 'new-a'],
+        [4, 'new-b'],
+        [6, 'new-d'],
+      ]);
+      expect(await docs.findById(6)).toEqual(batch[5]);
+      expect(await docs.insertMany([])).toEqual([]);
+    });
+
+    it('refuses the whole insertMany when a document holds undefined, storing none', async () => {
+      const docs = collectionOf(storage, collection);
+      const batch = [make({ _id: 1, slug: 'a' }), { ...make({ _id: 2, slug: 'b' }), extra: undefined }];
+      await expect(docs.insertMany(batch)).rejects.toThrow(/undefined/);
+      expect(await docs.count({})).toBe(0);
+    });
+
     it('refuses a duplicate _id', async () => {
       const docs = collectionOf(storage, collection);
       await docs.insertOne(make({ _id: 5, slug: 'a' }));

@@ -150,6 +150,25 @@ describe('durable storage: restore', () => {
     expect((await storage.tags.findById(1))!.description).toBe('');
   });
 
+  it('logs the documents insertMany stored, and only those', async () => {
+    const dir = await tempDir();
+    const storage = await openTracked(dir);
+    await storage.ensureIndexes();
+    await storage.tags.insertOne(makeTagDoc({ _id: 1, slug: 'taken', name: 'Taken', nameKey: 'taken' }));
+    const failures = await storage.tags.insertMany([
+      makeTagDoc({ _id: 2, slug: 'two', name: 'Two', nameKey: 'two' }),
+      makeTagDoc({ _id: 3, slug: 'taken', name: 'Three', nameKey: 'three' }),
+      makeTagDoc({ _id: 4, slug: 'four', name: 'Four', nameKey: 'four' }),
+    ]);
+    expect(failures.map((f) => f.index)).toEqual([1]);
+    await expect(storage.tags.insertMany([makeTagDoc({ _id: 5 }), { ...makeTagDoc({ _id: 6 }), extra: new Map() } as never])).rejects.toThrow(/cannot store/);
+    await storage.close();
+
+    const restored = await openTracked(dir);
+    await restored.ensureIndexes();
+    expect((await restored.tags.find({ filter: {}, sort: [['_id', 1]] })).map((t) => t.slug)).toEqual(['taken', 'two', 'four']);
+  });
+
   it('starts empty in a new directory, so start-up seeding runs only then', async () => {
     const dir = await tempDir();
     const config = loadConfig({ STORAGE: 'embedded', DATA_DIR: dir, SEED_ON_START: 'true' });

@@ -1,4 +1,5 @@
 import {
+  MongoBulkWriteError,
   MongoClientClosedError,
   MongoNetworkError,
   MongoNetworkTimeoutError,
@@ -10,7 +11,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { indexes } from '../../indexes/index.js';
 import { ApiError, DuplicateKeyError, StorageUnavailableError } from '../../src/errors.js';
-import { translateMongoError } from '../../src/storage/mongodb/errors.js';
+import { insertManyFailures, translateMongoError } from '../../src/storage/mongodb/errors.js';
 
 const serverError = (fields: Record<string, unknown>) => new MongoServerError(fields as never);
 
@@ -104,5 +105,29 @@ describe('translateMongoError', () => {
     expect(translateMongoError(ours, 'events.insertOne')).toBe(ours);
     const unavailable = new StorageUnavailableError();
     expect(translateMongoError(unavailable, 'events.insertOne')).toBe(unavailable);
+  });
+});
+
+describe('insertManyFailures', () => {
+  // Shaped like the driver's WriteError (code, index, errmsg, and the raw error as `err`).
+  const writeError = (index: number, code: number, errmsg: string) => {
+    const raw = { index, code, errmsg, errInfo: {}, op: {} };
+    return { ...raw, err: raw };
+  };
+  const bulkError = (writeErrors: unknown[]) => new MongoBulkWriteError({ message: 'bulk write failed', code: 11000, writeErrors } as never, {} as never);
+
+  it('reports each duplicate key by position, naming its index', () => {
+    const error = bulkError([
+      writeError(1, 11000, 'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { slug: "a" }'),
+      writeError(4, 11000, 'E11000 duplicate key error collection: calendar.events index: _id_ dup key: { _id: 7 }'),
+    ]);
+    const failures = insertManyFailures(error, indexes.events);
+    expect(failures?.map((f) => [f.index, f.error.index])).toEqual([[1, 'events_slug_unique'], [4, '_id_']]);
+    expect(failures?.[0]?.error).toBeInstanceOf(DuplicateKeyError);
+  });
+
+  it('is null when any write failed for another reason, or for other errors', () => {
+    expect(insertManyFailures(bulkError([writeError(0, 11000, 'index: a dup key'), writeError(1, 2, 'BadValue')]))).toBeNull();
+    expect(insertManyFailures(serverError({ code: 11000, errmsg: 'index: a dup key' }))).toBeNull();
   });
 });

@@ -311,6 +311,13 @@ function createDurable(parts: DurableParts): DurableStorage {
           await target.insertOne(doc);
           return { result: undefined, records: [record] };
         }),
+      insertMany: (docs) =>
+        mutate(async () => {
+          const records = docs.map((doc) => putRecord(name, doc));
+          const failures = await target.insertMany(docs);
+          const failed = new Set(failures.map((failure) => failure.index));
+          return { result: failures, records: failed.size === 0 ? records : records.filter((_, i) => !failed.has(i)) };
+        }),
       updateById: (id, update) =>
         mutate(async () => {
           toJsonValue(update, 'update');

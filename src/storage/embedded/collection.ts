@@ -11,6 +11,7 @@ import {
   type CompiledQuery,
   type Filter,
   type IndexDefinition,
+  type InsertManyFailure,
   type ManyUpdate,
   type NearHit,
   type NearQuery,
@@ -355,16 +356,51 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
 
   async insertOne(doc: T): Promise<void> {
     this.assertOpen();
-    if (!isPlainObject(doc)) refuse('insertOne needs a plain document.');
+    const stored = this.insertable(doc, 'insertOne');
+    if (this.slots.has(stored._id)) throw new DuplicateKeyError('_id_');
+    this.store(stored, this.prepareEntries(stored));
+  }
+
+  async insertMany(docs: readonly T[]): Promise<InsertManyFailure[]> {
+    this.assertOpen();
+    // Every document is checked against the stored ones and the earlier ones of the list before
+    // any is stored: only duplicate keys fail a document alone; anything else refuses them all.
+    const stored = docs.map((doc) => this.insertable(doc, 'insertMany'));
+    const failures: InsertManyFailure[] = [];
+    const pending = this.uniqueIndexes.map(() => new Map<string, number>());
+    const ids = new Set<number>();
+    const accepted: Array<{ doc: StoredDoc; entries: IndexEntries }> = [];
+    stored.forEach((doc, index) => {
+      try {
+        if (this.slots.has(doc._id) || ids.has(doc._id)) throw new DuplicateKeyError('_id_');
+        const entries = this.prepareEntries(doc, pending);
+        entries.uniqueKeys.forEach((keys, i) => {
+          for (const key of keys) pending[i]!.set(key, doc._id);
+        });
+        ids.add(doc._id);
+        accepted.push({ doc, entries });
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+        failures.push({ index, error });
+      }
+    });
+    for (const { doc, entries } of accepted) this.store(doc, entries);
+    return failures;
+  }
+
+  /** The frozen copy a write stores, or a refusal naming what MongoDB would not store either. */
+  private insertable(doc: T, operation: string): StoredDoc {
+    if (!isPlainObject(doc)) refuse(`${operation} needs a plain document.`);
     const id = (doc as { _id: unknown })._id;
-    if (typeof id !== 'number' || !Number.isFinite(id)) refuse('insertOne needs a document with a numeric _id.');
+    if (typeof id !== 'number' || !Number.isFinite(id)) refuse(`${operation} needs a document with a numeric _id.`);
     assertNoUndefined(doc, 'document');
-    const stored = deepFreeze(cloneValue(doc)) as unknown as StoredDoc;
-    if (this.slots.has(id)) throw new DuplicateKeyError('_id_');
-    const entries = this.prepareEntries(stored);
+    return deepFreeze(cloneValue(doc)) as unknown as StoredDoc;
+  }
+
+  private store(stored: StoredDoc, entries: IndexEntries): void {
     const slot = this.nextSlot++;
     this.docs[slot] = stored;
-    this.slots.set(id, slot);
+    this.slots.set(stored._id, slot);
     this.live.add(slot);
     this.addEntries(slot, stored, entries);
     this.refresh(slot, stored, undefined);

@@ -17,7 +17,7 @@ import {
   type Update,
 } from '../port.js';
 import { UnsupportedQueryError } from '../../errors.js';
-import { guarded } from './errors.js';
+import { guarded, insertManyFailures, translateMongoError } from './errors.js';
 
 /** Every stored document has a numeric id (port.ts); the driver's default would be an ObjectId. */
 export interface StoredDocument extends Document {
@@ -133,6 +133,19 @@ export function createMongoCollection<T extends { _id: number }>(
     async insertOne(doc) {
       assertNoUndefined(doc, 'document');
       await run('insertOne', () => collection.insertOne(doc as unknown as StoredDocument));
+    },
+
+    async insertMany(docs) {
+      if (docs.length === 0) return [];
+      docs.forEach((doc, i) => assertNoUndefined(doc, `documents.${i}`));
+      try {
+        await collection.insertMany(docs as unknown as StoredDocument[], { ordered: false });
+        return [];
+      } catch (error) {
+        const failures = insertManyFailures(error, indexes);
+        if (failures === null) throw translateMongoError(error, `${name}.insertMany`, indexes);
+        return failures;
+      }
     },
 
     findById,

@@ -7,6 +7,7 @@
  * The original error stays available as `cause` for the logs.
  */
 import {
+  MongoBulkWriteError,
   MongoClientClosedError,
   MongoError,
   MongoNetworkError,
@@ -17,7 +18,7 @@ import {
   MongoTopologyClosedError,
 } from 'mongodb';
 import { ApiError, DuplicateKeyError, StorageUnavailableError } from '../../errors.js';
-import { type IndexDefinition } from '../port.js';
+import { type IndexDefinition, type InsertManyFailure } from '../port.js';
 
 /** 11000 DuplicateKey; 11001 and 12582 are its legacy forms (old servers, mongos). */
 const DUPLICATE_KEY_CODES = new Set([11000, 11001, 12582]);
@@ -153,4 +154,22 @@ export async function guarded<R>(
   } catch (error) {
     throw translateMongoError(error, operation, indexes);
   }
+}
+
+/**
+ * The documents an unordered insertMany did not store because of a duplicate key, by position;
+ * null when anything else went wrong (the caller then throws the translated error).
+ */
+export function insertManyFailures(error: unknown, indexes: readonly IndexDefinition[] = []): InsertManyFailure[] | null {
+  if (!(error instanceof MongoBulkWriteError) || error.writeConcernError !== undefined) return null;
+  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  const failures: InsertManyFailure[] = [];
+  for (const writeError of writeErrors) {
+    if (!DUPLICATE_KEY_CODES.has(writeError.code)) return null;
+    const described = Object.assign(new MongoError(writeError.errmsg ?? ''), { keyPattern: (writeError.err as { keyPattern?: unknown } | undefined)?.keyPattern });
+    const duplicate = new DuplicateKeyError(duplicateKeyIndexName(described, indexes));
+    duplicate.cause = error;
+    failures.push({ index: writeError.index, error: duplicate });
+  }
+  return failures;
 }
