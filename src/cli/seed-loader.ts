@@ -750,9 +750,13 @@ class SeedRun {
         if (record.post_parent) parents.add(record.post_parent);
       }
       await Promise.all([...SMALL.map((r) => this.ids[r].prefetch(refs[r])), this.ids.events.prefetch(parents)]);
-      await forEachLimit(batch, this.concurrency, (prepared) =>
+      // New events are created together (one insertMany); stored ones are compared one by one.
+      const creates = this.dryRun ? [] : batch.filter((prepared) => !existing.has(prepared.slug));
+      const others = creates.length === 0 ? batch : batch.filter((prepared) => existing.has(prepared.slug));
+      await forEachLimit(others, this.concurrency, (prepared) =>
         this.attempt('events', prepared.position, prepared.slug, () => this.upsertEvent(prepared, existing.get(prepared.slug) ?? null)),
       );
+      await this.createEvents(creates);
       batch = [];
       inBatch = new Set();
     };
@@ -765,6 +769,37 @@ class SeedRun {
       if (batch.length >= this.batchSize) await flush();
     }
     await flush();
+  }
+
+  /** Creates events none of which is stored yet, with one bulk write; a refused record fails alone. */
+  private async createEvents(batch: readonly PreparedEvent[]): Promise<void> {
+    if (batch.length === 0) return;
+    const fatal = (position: RecordPosition, error: unknown) =>
+      new SeedError(`${formatPosition(position)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    const bodies = batch.map(({ position, record, slug }) => {
+      try {
+        return this.eventBody(record, slug, null).body;
+      } catch (error) {
+        throw fatal(position, error);
+      }
+    });
+    let results: Array<EventDoc | ApiError>;
+    try {
+      results = await this.events.createDocs(bodies, CALLER);
+    } catch (error) {
+      throw fatal(batch[0]!.position, error);
+    }
+    results.forEach((result, k) => {
+      const { position, slug } = batch[k]!;
+      if (result instanceof ApiError) {
+        this.counts.events.failed++;
+        this.problem('failed', 'events', position, fieldErrors(result), slug);
+      } else {
+        this.counts.events.created++;
+        this.ids.events.remember(slug, result._id);
+      }
+      this.tick('loading', this.total);
+    });
   }
 
   /** The event records of a file too large to keep between the passes, read again. */
@@ -812,6 +847,7 @@ class SeedRun {
     return { body: body as EventCreate, placeholders };
   }
 
+  /** A stored event compared and updated, or (dry run) one that would be created; real creates go through `createEvents`. */
   private async upsertEvent({ record, slug }: PreparedEvent, current: EventDoc | null): Promise<'created' | 'updated' | 'unchanged'> {
     const { body, placeholders } = this.eventBody(record, slug, current);
     if (current) {
@@ -822,12 +858,8 @@ class SeedRun {
       if (!this.dryRun) await this.events.updateDoc(current, body, CALLER);
       return 'updated';
     }
-    if (this.dryRun) {
-      this.ids.events.remember(slug, this.placeholder--);
-      return 'created';
-    }
-    const doc = await this.events.createDoc(body, CALLER);
-    this.ids.events.remember(slug, doc._id);
+    if (!this.dryRun) throw new Error(`event "${slug}" is new: it is created with its batch, not here`);
+    this.ids.events.remember(slug, this.placeholder--);
     return 'created';
   }
 

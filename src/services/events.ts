@@ -14,6 +14,7 @@ import { slugCandidate, slugFrom } from '../lib/slug.js';
 import { searchTermsOf } from '../lib/text.js';
 import {
   AccessDeniedError,
+  ApiError,
   ConflictError,
   DuplicateKeyError,
   GoneError,
@@ -489,7 +490,8 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   // --- Writes without reading the relations back: the API methods below add them; the seed CLI
   // (src/cli) calls these directly, so a bulk load does not recount terms after every record.
 
-  async function createDoc(input: EventCreate, caller: Caller): Promise<EventDoc> {
+  /** A new event's document, every value and reference checked and nested records created; not stored yet. */
+  async function prepareCreate(input: EventCreate, caller: Caller): Promise<EventDoc> {
     const { set, links } = await resolve(input, null, caller);
     await commitLinks(set, links, caller);
     const id = await storage.nextId('posts');
@@ -528,9 +530,42 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       password: null,
       ...set,
     };
-    const stored = await insertWithUniqueSlug(doc);
+    return doc;
+  }
+
+  async function createDoc(input: EventCreate, caller: Caller): Promise<EventDoc> {
+    const stored = await insertWithUniqueSlug(await prepareCreate(input, caller));
     termsChanged();
     return stored;
+  }
+
+  /**
+   * Creates many events (the seed CLI's bulk path): each is checked as `createDoc` checks it, then
+   * the valid ones are stored with one insertMany. A refused record (4xx) gets its error in its
+   * place. A slug already taken — by a stored event or an earlier one of the list — is retried
+   * alone with the next free suffix, as `createDoc` would have given it.
+   */
+  async function createDocs(inputs: readonly EventCreate[], caller: Caller): Promise<Array<EventDoc | ApiError>> {
+    const results = new Array<EventDoc | ApiError>(inputs.length);
+    const docs: EventDoc[] = [];
+    const positions: number[] = [];
+    for (const [position, input] of inputs.entries()) {
+      try {
+        docs.push(await prepareCreate(input, caller));
+        positions.push(position);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
+        results[position] = error;
+      }
+    }
+    const failed = new Map((await storage.events.insertMany(docs)).map((failure) => [failure.index, failure.error]));
+    for (const [k, doc] of docs.entries()) {
+      const error = failed.get(k);
+      if (error !== undefined && error.index !== SLUG_INDEX) throw error;
+      results[positions[k]!] = error === undefined ? doc : await insertWithUniqueSlug(doc);
+    }
+    if (docs.length > 0) termsChanged();
+    return results;
   }
 
   async function updateDoc(current: EventDoc, input: EventInput, caller: Caller): Promise<EventDoc> {
@@ -723,6 +758,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
 
     /** Bulk loading (src/cli/seed-loader.ts): the writes above without the relations, and change detection. */
     createDoc,
+    createDocs,
     updateDoc,
     trashDoc,
     changes,
