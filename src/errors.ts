@@ -29,6 +29,11 @@ export class ApiError extends Error {
   }
 }
 
+/** A refusal of the request itself (4xx): what a bulk write reports per record and goes on past. */
+export function isClientError(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.statusCode < 500;
+}
+
 /** 400 `rest_invalid_param`: `params` maps each bad parameter to a message. */
 export class InvalidParamsError extends ApiError {
   constructor(params: Record<string, string>, details: Record<string, unknown> = {}) {

@@ -27,7 +27,7 @@
  *   least-recently-used slug→id cache backed by storage lookups.
  */
 import { type Config } from '../config.js';
-import { ApiError, InvalidParamsError } from '../errors.js';
+import { ApiError, InvalidParamsError, isClientError } from '../errors.js';
 import { parseCost } from '../lib/cost.js';
 import { allDayBounds, isValidTimezone } from '../lib/dates.js';
 import { slugFrom } from '../lib/slug.js';
@@ -218,7 +218,9 @@ class SlugIds {
   }
 }
 
-const isApiError = (error: unknown): error is ApiError => error instanceof ApiError && error.statusCode < 500;
+/** What stops a run at a record: its position and what went wrong (not a refusal of the record). */
+const stopAt = (position: RecordPosition, error: unknown): SeedError =>
+  new SeedError(`${formatPosition(position)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 
 export async function runSeed(options: SeedOptions): Promise<SeedReport> {
   return new SeedRun(options).run();
@@ -639,12 +641,17 @@ class SeedRun {
     try {
       this.counts[resource][await write()]++;
     } catch (error) {
-      if (!isApiError(error)) throw new SeedError(`${formatPosition(position)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-      this.counts[resource].failed++;
-      this.problem('failed', resource, position, fieldErrors(error), slug);
+      if (!isClientError(error)) throw stopAt(position, error);
+      this.failed(resource, position, error, slug);
     } finally {
       this.tick('loading', this.total);
     }
+  }
+
+  /** A record whose write the services refused: counted and reported; the run goes on. */
+  private failed(resource: Resource, position: RecordPosition, error: ApiError, slug: string): void {
+    this.counts[resource].failed++;
+    this.problem('failed', resource, position, fieldErrors(error), slug);
   }
 
   /** Categories one by one, parents first. */
@@ -774,27 +781,23 @@ class SeedRun {
   /** Creates events none of which is stored yet, with one bulk write; a refused record fails alone. */
   private async createEvents(batch: readonly PreparedEvent[]): Promise<void> {
     if (batch.length === 0) return;
-    const fatal = (position: RecordPosition, error: unknown) =>
-      new SeedError(`${formatPosition(position)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     const bodies = batch.map(({ position, record, slug }) => {
       try {
         return this.eventBody(record, slug, null).body;
       } catch (error) {
-        throw fatal(position, error);
+        throw stopAt(position, error);
       }
     });
     let results: Array<EventDoc | ApiError>;
     try {
       results = await this.events.createDocs(bodies, CALLER);
     } catch (error) {
-      throw fatal(batch[0]!.position, error);
+      throw stopAt(batch[0]!.position, error);
     }
     results.forEach((result, k) => {
       const { position, slug } = batch[k]!;
-      if (result instanceof ApiError) {
-        this.counts.events.failed++;
-        this.problem('failed', 'events', position, fieldErrors(result), slug);
-      } else {
+      if (result instanceof ApiError) this.failed('events', position, result, slug);
+      else {
         this.counts.events.created++;
         this.ids.events.remember(slug, result._id);
       }
@@ -927,7 +930,7 @@ class SeedRun {
         await this.terms[taxonomy].remove(term._id);
         this.counts[taxonomy].removed++;
       } catch (error) {
-        if (!isApiError(error)) throw error;
+        if (!isClientError(error)) throw error;
         this.counts[taxonomy].failed++;
         this.reporter.info(`${taxonomy} "${term.slug}" was not removed: ${error.message}`);
       }

@@ -14,11 +14,12 @@ import { slugCandidate, slugFrom } from '../lib/slug.js';
 import { searchTermsOf } from '../lib/text.js';
 import {
   AccessDeniedError,
-  ApiError,
+  type ApiError,
   ConflictError,
   DuplicateKeyError,
   GoneError,
   InvalidParamsError,
+  isClientError,
   MissingParamsError,
   NotFoundError,
 } from '../errors.js';
@@ -335,10 +336,13 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     return parent._id;
   }
 
-  /** Inserts with a unique slug: an explicit or derived slug that is taken gets -2, -3, … */
-  async function insertWithUniqueSlug(doc: EventDoc): Promise<EventDoc> {
+  /**
+   * Inserts with a unique slug: an explicit or derived slug that is taken gets -2, -3, …
+   * (`firstAttempt` 2: the slug itself is known to be taken).
+   */
+  async function insertWithUniqueSlug(doc: EventDoc, firstAttempt = 1): Promise<EventDoc> {
     const base = doc.slug;
-    for (let attempt = 1; attempt <= MAX_SLUG_ATTEMPTS; attempt++) {
+    for (let attempt = firstAttempt; attempt <= MAX_SLUG_ATTEMPTS; attempt++) {
       const candidate = { ...doc, slug: slugCandidate(base, attempt) };
       try {
         await storage.events.insertOne(candidate);
@@ -425,8 +429,6 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   /**
    * Events ordered by their venue's distance, then start, then id, without loading every match:
    * one facet count per venue, then only the venues that cover the requested page are read.
-   */
-  /**
    * `nearClause` is the filter's `venueId $in <every venue in the circle>`: it selects the events
    * to count, but each group's page read names its own venues, so it is left out there (hundreds
    * of index runs per read otherwise).
@@ -554,7 +556,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
         docs.push(await prepareCreate(input, caller));
         positions.push(position);
       } catch (error) {
-        if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
+        if (!isClientError(error)) throw error;
         results[position] = error;
       }
     }
@@ -562,7 +564,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     for (const [k, doc] of docs.entries()) {
       const error = failed.get(k);
       if (error !== undefined && error.index !== SLUG_INDEX) throw error;
-      results[positions[k]!] = error === undefined ? doc : await insertWithUniqueSlug(doc);
+      results[positions[k]!] = error === undefined ? doc : await insertWithUniqueSlug(doc, 2);
     }
     if (docs.length > 0) termsChanged();
     return results;

@@ -178,6 +178,19 @@ export function encodeKey(value: KeyValue): string {
   return `x${String(value)}`;
 }
 
+/** Values equal as index keys (1 and 1.0, Dates by time) kept once, in their order; a `$in` may list hundreds. */
+export function distinctValues<V extends KeyValue>(values: readonly V[]): V[] {
+  const seen = new Set<string>();
+  const out: V[] = [];
+  for (const value of values) {
+    const key = encodeKey(value);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(value);
+  }
+  return out;
+}
+
 /** Deep equality under MongoDB's rules (used to tell whether an update modified a document). */
 export function valuesEqual(a: unknown, b: unknown): boolean {
   if (a === undefined && b === undefined) return true;
@@ -248,4 +261,3 @@ export function cloneValue<T>(value: T): T {
   }
   return out as T;
 }
-

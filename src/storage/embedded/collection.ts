@@ -22,7 +22,7 @@ import {
 } from '../port.js';
 import { Bitset } from './bitset.js';
 import { deepFreeze } from '../../lib/freeze.js';
-import { cloneValue, compareValues, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
+import { cloneValue, compareValues, distinctValues, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
 import { ClauseCache } from './clause-cache.js';
 import { DateColumn } from './date-column.js';
 import { checkCount, checkFieldPath, checkSort, isScalar, parseFilter, type Expr } from './filter.js';
@@ -770,17 +770,6 @@ function checkManyUpdate(update: ManyUpdate): { set: Array<[string, unknown]>; p
     if (Object.hasOwn(setObject, field)) refuse(`$set and $pull both target ${field}.`);
   }
   return { set, pull };
-}
-
-/** Values equal under BSON comparison (1 and 1.0, Dates by time) kept once, in their order. */
-function distinctValues(values: readonly Scalar[]): Scalar[] {
-  const seen = new Set<string>();
-  return values.filter((value) => {
-    const key = encodeKey(value);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 /**

@@ -5,7 +5,7 @@
  * by MongoDB's sort rules, keeping only the first skip+limit when that is a small part of them.
  */
 import { type Scalar, type Sort } from '../port.js';
-import { compareValues, encodeKey, keyValuesAt, typeRank } from './bson.js';
+import { compareValues, distinctValues, keyValuesAt, typeRank } from './bson.js';
 import { type MatchSet, type Restriction } from './planner.js';
 import { type StoredDoc } from './predicate.js';
 import { BracketEdge, type IndexCursor, type SortedIndex } from './sorted-index.js';
@@ -164,7 +164,7 @@ function orderedWalk(host: OrderingHost, sort: Sort, restrictions: readonly Rest
       const leading = index.fields[0]!;
       const pinned = restrictions.find((r): r is { field: string; values: Scalar[] } => r.field === leading && 'values' in r);
       if (pinned !== undefined) {
-        prefixes = dedupe(pinned.values).map((value) => [value]);
+        prefixes = distinctValues(pinned.values).map((value) => [value]);
         entries = prefixes.reduce((sum, [value]) => sum + index.leadingCount(value), 0);
       } else if (index.distinctLeading <= MAX_MERGE_RUNS) {
         prefixes = index.leadingValues().map((value) => [value]);
@@ -177,19 +177,6 @@ function orderedWalk(host: OrderingHost, sort: Sort, restrictions: readonly Rest
   const runs = prefixes.map((prefix) => spanOf(index, prefix, field, restrictions));
   const universe = runs.reduce((sum, [from, to]) => sum + Math.max(0, to - from), 0);
   return { index: index.name, runs, universe, read: (matches, skip, end) => readRuns(index, j, runs, direction, matches, skip, end) };
-}
-
-/** Equal values (BSON comparison: 1 and 1.0, Dates by time) kept once; a `$in` may list hundreds. */
-function dedupe(values: readonly Scalar[]): Scalar[] {
-  const seen = new Set<string>();
-  const out: Scalar[] = [];
-  for (const value of values) {
-    const key = encodeKey(value);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(value);
-  }
-  return out;
 }
 
 /** The positions of one run, narrowed by the range restrictions on the sort field. */

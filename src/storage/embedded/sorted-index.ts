@@ -7,7 +7,7 @@
  * lets an ordered walk serve `sort: [[field, d], ['_id', d]]` directly.
  */
 import { type Bitset } from './bitset.js';
-import { compareValues, encodeKey, isPlainObject, keyValuesAt, typeRank } from './bson.js';
+import { compareValues, distinctValues, encodeKey, isPlainObject, keyValuesAt, typeRank } from './bson.js';
 
 /** Blocks split when they grow past this; bulk builds fill them half-way so inserts stay cheap. */
 const MAX_BLOCK = 512;
@@ -127,13 +127,7 @@ export class SortedIndex {
         for (const tuple of tuples) tuple.push(values[0]);
         continue;
       }
-      const seen = new Set<string>();
-      const unique = values.filter((value) => {
-        const key = encodeKey(value);
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
+      const unique = distinctValues(values);
       tuples = tuples.flatMap((prefix) => unique.map((value) => [...prefix, value]));
     }
     return tuples;
