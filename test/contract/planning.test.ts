@@ -374,6 +374,27 @@ describe.each(engineCases)('%s engine: planned queries after writes', (_name, en
     await verify(NOW);
   });
 
+  it('looks documents up by id lists (duplicates, unknown ids, after deletes and inserts) like the planned filter', async () => {
+    const r = random(11);
+    await storage.events.deleteById(docs[7]!._id);
+    docs = docs.filter((d) => d._id !== docs[7]!._id);
+    const added = makeEventDoc({ _id: 5, slug: 'low-id-added-last' });
+    await storage.events.insertOne(added);
+    docs = [...docs, added];
+    const known = docs.map((d) => d._id);
+    for (let round = 0; round < 40; round++) {
+      const ids = Array.from({ length: 1 + Math.floor(r() * 30) }, () => (r() < 0.2 ? 1 + Math.floor(r() * 20) : known[Math.floor(r() * known.length)]!));
+      if (round % 5 === 0) ids.push(ids[0]!, -0, 5);
+      const quick = (await storage.events.find({ filter: { _id: { $in: ids } } })).map((d) => d._id);
+      // The same condition inside $and goes through the planner.
+      const planned = (await storage.events.find({ filter: { $and: [{ _id: { $in: ids } }] } })).map((d) => d._id);
+      expect(quick).toEqual(planned);
+      expect([...quick].sort((a, b) => a - b)).toEqual(known.filter((id) => ids.includes(id)).sort((a, b) => a - b));
+    }
+    expect((await storage.events.find({ filter: { _id: docs[3]!._id } })).map((d) => d._id)).toEqual([docs[3]!._id]);
+    expect(await storage.events.find({ filter: { _id: { $in: [] } } })).toEqual([]);
+  });
+
   it('publishes scheduled events as the clock passes their date', async () => {
     const scheduled = docs.filter((d) => d.status === 'future').sort((a, b) => a.dateUtc.getTime() - b.dateUtc.getTime());
     expect(scheduled.length).toBeGreaterThan(10);

@@ -427,8 +427,25 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
 
   async find(query: CompiledQuery): Promise<T[]> {
     this.assertOpen();
+    // The linked records of every listed page (`_id $in` a few ids) are slot look-ups: parsing and
+    // planning such a filter cost more than reading the documents.
+    const ids = idLookup(query);
+    if (ids !== null) return this.byIds(ids) as unknown as T[];
     const expr = this.parse(query.filter);
     return this.read(() => this.page(expr, this.match(expr), query)) as unknown as T[];
+  }
+
+  /** The stored documents with these ids, in natural (slot) order like any unsorted find. */
+  private byIds(ids: readonly number[]): StoredDoc[] {
+    const slots: number[] = [];
+    for (const id of ids) {
+      const slot = this.slots.get(id);
+      if (slot !== undefined) slots.push(slot);
+    }
+    slots.sort((a, b) => a - b);
+    const docs: StoredDoc[] = [];
+    for (let i = 0; i < slots.length; i++) if (i === 0 || slots[i] !== slots[i - 1]) docs.push(this.docs[slots[i]!]!);
+    return docs;
   }
 
   async findPage(query: CompiledQuery): Promise<Page<T>> {
@@ -705,6 +722,29 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     this.refresh(slot, undefined, previous);
     return true;
   }
+}
+
+/**
+ * The ids of a find that only looks documents up by id — `{ _id: n }` or `{ _id: { $in: [n, …] } }`
+ * with numbers, unsorted and unpaged — or null. Numeric ids are the only ones stored, and a number
+ * matches exactly the stored id equal to it, so the slot map answers it as the planner would.
+ */
+function idLookup(query: CompiledQuery): readonly number[] | null {
+  if ((query.sort !== undefined && query.sort.length > 0) || query.skip || query.limit) return null;
+  const filter = query.filter as Record<string, unknown>;
+  let only: string | undefined;
+  for (const key in filter) {
+    if (only !== undefined) return null;
+    only = key;
+  }
+  if (only !== '_id' || !Object.hasOwn(filter, '_id')) return null;
+  const value = filter._id;
+  if (typeof value === 'number') return [value];
+  if (!isPlainObject(value)) return null;
+  const list = (value as Record<string, unknown>).$in;
+  if (!Array.isArray(list) || Object.keys(value).length !== 1) return null;
+  for (const id of list) if (typeof id !== 'number') return null;
+  return list as number[];
 }
 
 function hasText(expr: Expr): boolean {
