@@ -8,7 +8,7 @@ import { type Scalar, type Sort } from '../port.js';
 import { compareValues, distinctValues, keyValuesAt, typeRank } from './bson.js';
 import { type MatchSet, type Restriction } from './planner.js';
 import { type StoredDoc } from './predicate.js';
-import { BracketEdge, type IndexCursor, type SortedIndex } from './sorted-index.js';
+import { BracketEdge, type IndexCursor, PageState, type SortedIndex } from './sorted-index.js';
 
 export interface OrderingHost {
   readonly docs: ReadonlyArray<StoredDoc | undefined>;
@@ -207,29 +207,35 @@ function readRuns(
   skip: number,
   end: number,
 ): number[] {
-  const cursors: IndexCursor[] = runs.map(([from, to]) => index.cursor(from, to, direction, component)).filter((c) => !c.done);
-  const out: number[] = [];
-  let position = 0;
-  let lastId: number | null = null;
-  while (cursors.length > 0 && position < end) {
+  const words = matches.asBits().words;
+  const cursors: IndexCursor[] = runs.map(([from, to]) => index.cursor(from, to, direction, component, words)).filter((c) => !c.done);
+  const page = new PageState(skip, end);
+  const before = (a: IndexCursor, b: IndexCursor): boolean => {
+    // Values of one type bracket compare as numbers (Dates by time); NaN keys need the full order.
+    const ka = a.key;
+    const kb = b.key;
+    let c = ka === ka && kb === kb && a.kind === b.kind ? ka - kb : compareValues(a.value, b.value);
+    if (c === 0) c = a.id - b.id;
+    return direction === 1 ? c < 0 : c > 0;
+  };
+  while (cursors.length > 0 && page.position < end) {
+    // The run holding the next match, and the one after it: everything the first holds before the
+    // second's current match is read in one go (a status's or a venue's matches come in stretches).
     let pick = 0;
+    let second = -1;
     for (let i = 1; i < cursors.length; i++) {
-      const a = cursors[i]!;
-      const b = cursors[pick]!;
-      // Values of one type bracket compare as numbers (Dates by time); NaN keys need the full order.
-      let c = a.key === a.key && b.key === b.key && typeof a.value === typeof b.value ? a.key - b.key : compareValues(a.value, b.value);
-      if (c === 0) c = a.id - b.id;
-      if (direction === 1 ? c < 0 : c > 0) pick = i;
+      if (before(cursors[i]!, cursors[pick]!)) {
+        second = pick;
+        pick = i;
+      } else if (second === -1 || before(cursors[i]!, cursors[second]!)) second = i;
     }
     const cursor = cursors[pick]!;
-    // A multikey leading field puts one document in several runs, always at the same (key, _id).
-    if (cursor.id !== lastId && matches.has(cursor.slot)) {
-      if (position >= skip) out.push(cursor.slot);
-      position += 1;
+    if (cursor.readWhile(second === -1 ? null : cursors[second]!, page) === 0) {
+      // At a tie with the next run, or at a key only the full order compares: one entry.
+      page.count(cursor.id, cursor.slot);
+      cursor.next();
     }
-    lastId = cursor.id;
-    cursor.next();
     if (cursor.done) cursors.splice(pick, 1);
   }
-  return out;
+  return page.out;
 }
