@@ -1,6 +1,7 @@
 /**
  * Materialised clause results: for a clause that recurs (`hideFromListings: false`, a category
- * `$in`, a search word, a status), the bitset of the documents it matches, kept exact on every
+ * `$in`, a search word, a status) or a whole filter that does (a listing paged through), the
+ * bitset of the documents it matches, kept exact on every
  * write by re-evaluating the clause on the written document. Totals then cost an AND and a
  * popcount of a few bitsets instead of a pass over every match.
  *

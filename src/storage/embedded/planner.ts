@@ -266,7 +266,21 @@ export class Planner {
 
   /** The documents matching an expression (the root of parseFilter). */
   evaluate(expr: Expr): MatchSet {
-    return this.planConjunction(expr.kind === 'and' ? expr.children : [expr]).run();
+    if (expr.kind !== 'and' || expr.children.length < 2) return this.planConjunction(expr.kind === 'and' ? expr.children : [expr]).run();
+    // A whole conjunction that recurs (a listing's filter while people page through it) is kept
+    // like a clause: exact write by write, its matches and total are then read, not recomputed.
+    const cache = this.host.cache;
+    const key = exprKey(expr);
+    const cached = cache.get(key);
+    if (cached !== undefined) return MatchSet.ofBits(cached.bits, cached.count);
+    const matches = this.planConjunction(expr.children).run();
+    if (cache.noteSeen(key) >= 2) {
+      const bits = this.emptyBits();
+      if (matches.bits !== null) bits.copyFrom(matches.bits);
+      else for (const slot of matches.slots!) bits.add(slot);
+      cache.put(key, bits, compilePredicate(expr, this.host.predicateContext), matches.size);
+    }
+    return matches;
   }
 
   /** What `evaluate` would read for the expression (explain), without evaluating it. */
