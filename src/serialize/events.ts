@@ -168,7 +168,41 @@ const eventJsons = new JsonArena<EventDoc, EventRelations>(32 * 2 ** 20);
  * Buffer is a view into the arena, valid until the next call: copy it first (jsonEnvelope does).
  */
 export function serializeEventJson(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): Buffer {
-  return eventJsons.get(doc, ctx.key, rel, (remembered) => sameRelations(remembered, rel), () => JSON.stringify(serializeEvent(doc, rel, ctx)));
+  return eventJsons.get(doc, ctx.key, rel, (remembered) => sameRelations(remembered, rel), () => encodeEvent(doc, rel, ctx));
+}
+
+/** The linked records' places in the head's JSON, exactly as JSON.stringify writes the placeholders. */
+const LINKED_PLACEHOLDERS = '"categories":[],"tags":[],"venue":[],"organizer":[]';
+
+/** JSON of the (memoised, frozen) representations of linked records, which many events embed. */
+const linkedJsons = new WeakMap<object, string>();
+
+function linkedJson(representation: object): string {
+  let json = linkedJsons.get(representation);
+  if (json === undefined) {
+    json = JSON.stringify(representation);
+    linkedJsons.set(representation, json);
+  }
+  return json;
+}
+
+/**
+ * `JSON.stringify(serializeEvent(…))` without stringifying the venue, organizers and terms again
+ * for every event that embeds them (a venue is most of an event's JSON): the head is stringified
+ * with its empty placeholders, and those are replaced by the linked records' remembered JSON.
+ * JSON.stringify writes an object as its members' JSON in order, so the bytes are the same. The
+ * placeholder text cannot come from a string value, whose quotes JSON escapes.
+ */
+function encodeEvent(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): string {
+  if (ctx.single) return JSON.stringify(serializeEvent(doc, rel, ctx));
+  const head = JSON.stringify(eventHead(doc, ctx));
+  const at = head.indexOf(LINKED_PLACEHOLDERS);
+  if (at < 0) return JSON.stringify(serializeEvent(doc, rel, ctx));
+  const list = (items: readonly object[]): string => items.map(linkedJson).join(',');
+  const linked =
+    `"categories":[${list(termsOf(rel.categories, 'categories', ctx))}],"tags":[${list(termsOf(rel.tags, 'tags', ctx))}],` +
+    `"venue":${rel.venue ? linkedJson(serializeVenue(rel.venue, ctx)) : '[]'},"organizer":[${list(rel.organizers.map((o) => serializeOrganizer(o, ctx)))}]`;
+  return head.slice(0, at) + linked + head.slice(at + LINKED_PLACEHOLDERS.length);
 }
 
 /**
