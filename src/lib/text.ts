@@ -127,11 +127,30 @@ function rawTokens(text: string): string[] {
   return text.split(DELIMITERS).filter((token) => token !== '');
 }
 
+/** Texts whose terms are remembered at most, and the longest one remembered (memory bound: the texts are the documents' own strings). */
+const TOKENIZED_LIMIT = 8192;
+const TOKENIZED_MAX_LENGTH = 4096;
+const tokenized = new Map<string, readonly string[]>();
+
 /**
  * The index terms of a text as MongoDB's English text index computes them: case- and
- * diacritic-insensitive Porter2 stems without stop words, in order, duplicates kept.
+ * diacritic-insensitive Porter2 stems without stop words, in order, duplicates kept. Remembered
+ * for recent texts: a write tokenizes a title or description for the document's `searchTerms`
+ * and the embedded text index tokenizes the same string again when it stores the document (a
+ * bulk load stores a thousand documents at a time). Never mutate the result.
  */
-export function tokenize(text: string): string[] {
+export function tokenize(text: string): readonly string[] {
+  if (text.length > TOKENIZED_MAX_LENGTH) return tokenizeText(text);
+  let terms = tokenized.get(text);
+  if (terms === undefined) {
+    terms = tokenizeText(text);
+    if (tokenized.size >= TOKENIZED_LIMIT) tokenized.clear();
+    tokenized.set(text, terms);
+  }
+  return terms;
+}
+
+function tokenizeText(text: string): string[] {
   const terms: string[] = [];
   for (const token of rawTokens(text)) {
     const lower = lowerCase(token);

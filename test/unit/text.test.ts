@@ -29,6 +29,18 @@ describe('tokenize', () => {
   ])('%s', (_name, input, expected) => {
     expect(tokenize(input)).toEqual(expected);
   });
+
+  it('gives the same terms for a text asked again, also after many other texts and for long texts', () => {
+    const words = ['Jazz', 'concerts', 'running', 'Café', 'the', 'Zürich', 'open-air', '2025', "John's"];
+    const texts = Array.from({ length: 10_000 }, (_, i) => `${words[i % words.length]} ${words[(i * 7) % words.length]} ${i}`);
+    const first = texts.map((text) => [...tokenize(text)]);
+    // Every text again, after ten thousand others (more than are remembered) and interleaved with them.
+    texts.forEach((text, i) => expect(tokenize(text)).toEqual(first[i]));
+    expect(tokenize(texts[0]!)).toEqual(['jazz', 'jazz', '0']);
+    const long = `${'Concerts running '.repeat(400)}end`;
+    expect(tokenize(long)).toEqual([...Array.from({ length: 400 }, () => ['concert', 'run']).flat(), 'end']);
+    expect(tokenize(long)).toEqual(tokenize(long));
+  });
 });
 
 describe('searchTermsOf', () => {
