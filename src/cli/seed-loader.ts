@@ -174,13 +174,19 @@ interface Entry<R extends SmallResource> {
 interface KeptEvent {
   position: RecordPosition;
   record: SeedEvent;
+  /** Its start and end as the validation pass resolved them (counted from the run's clock). */
+  dates?: EventDates;
 }
+
+/** Start and end instants, Unix seconds. */
+type EventDates = readonly [start: number, end: number];
 
 /** What the write pass needs of an event record. */
 interface PreparedEvent {
   position: RecordPosition;
   slug: string;
   record: SeedEvent;
+  dates?: EventDates | undefined;
 }
 
 /**
@@ -507,13 +513,14 @@ class SeedRun {
   }
 
   /** Schema, slug and value checks of one event record; references are checked a batch at a time. */
-  private checkEvent(item: { record: unknown }, errors: FieldError[]): { record: SeedEvent; slug: string } | null {
+  private checkEvent(item: { record: unknown }, errors: FieldError[]): { record: SeedEvent; slug: string; dates?: EventDates } | null {
     errors.push(...seedValidator('events')(item.record));
     if (errors.length > 0) return null;
     const record = item.record as SeedEvent;
     const slug = this.identity(record, record.title, errors);
     if (record.title.trim() === '') errors.push({ field: 'title', message: 'title must not be empty.' });
     let timezone = this.siteTimezone;
+    let dates: EventDates | undefined;
     if (record.timezone !== undefined && record.timezone.trim() !== '') {
       timezone = record.timezone.trim();
       if (!isValidTimezone(timezone)) errors.push({ field: 'timezone', message: 'timezone must be an IANA time zone (e.g. Europe/Berlin), UTC or UTC±N.' });
@@ -526,6 +533,7 @@ class SeedRun {
       if (start && end) {
         const bounds = record.all_day !== undefined && toBool(record.all_day) ? allDayBounds(start, end, timezone) : { start, end };
         if (bounds.end.getTime() < bounds.start.getTime()) errors.push({ field: 'end_date', message: 'end_date must not be before start_date.' });
+        dates = [toTimestamp(start), toTimestamp(end)];
       }
       this.publicationDateErrors(record, timezone, errors);
     }
@@ -535,7 +543,7 @@ class SeedRun {
     if (record.image !== undefined) resolveImage(record.image, params);
     for (const [field, message] of Object.entries(params.params)) errors.push({ field, message });
     if (record.post_parent !== undefined && record.post_parent === slug) errors.push({ field: 'post_parent', message: 'post_parent must not be the event itself.' });
-    return { record, slug };
+    return dates === undefined ? { record, slug } : { record, slug, dates };
   }
 
   private async validateEvents(source: SeedSource): Promise<void> {
@@ -581,7 +589,7 @@ class SeedRun {
           this.invalid('events', item, errors, checked?.slug);
           continue;
         }
-        this.keep(source, item, checked.record);
+        this.keep(source, { position: item, record: checked.record, ...(checked.dates ? { dates: checked.dates } : {}) });
         const parent = checked.record.post_parent;
         batch.push({ position: item, record: checked.record, slug: checked.slug, parentSeen: parent !== undefined && parent !== '' && this.eventSlugs.has(parent) });
         if (batch.length >= this.batchSize) await check();
@@ -597,7 +605,7 @@ class SeedRun {
    * Keeps a valid event record for the write pass, which then need not read and parse the file again,
    * up to `keptEventsLimit` per run; a file past that is read again (memory stays bounded).
    */
-  private keep(source: SeedSource, position: RecordPosition, record: SeedEvent): void {
+  private keep(source: SeedSource, event: KeptEvent): void {
     let kept = this.keptEvents.get(source);
     if (kept === undefined) this.keptEvents.set(source, (kept = []));
     if (kept === null) return;
@@ -606,7 +614,7 @@ class SeedRun {
       this.keptEvents.set(source, null);
       return;
     }
-    kept.push({ position, record });
+    kept.push(event);
     this.keptCount += 1;
   }
 
@@ -767,11 +775,11 @@ class SeedRun {
       batch = [];
       inBatch = new Set();
     };
-    for await (const { position, record } of this.keptEvents.get(source) ?? this.rereadEvents(source)) {
+    for await (const { position, record, dates } of this.keptEvents.get(source) ?? this.rereadEvents(source)) {
       const slug = record.slug ?? slugFrom(record.title, '');
       // A parent in this very batch must be written before its occurrences are looked at.
       if (record.post_parent && inBatch.has(record.post_parent)) await flush();
-      batch.push({ position, slug, record });
+      batch.push({ position, slug, record, dates });
       inBatch.add(slug);
       if (batch.length >= this.batchSize) await flush();
     }
@@ -781,9 +789,9 @@ class SeedRun {
   /** Creates events none of which is stored yet, with one bulk write; a refused record fails alone. */
   private async createEvents(batch: readonly PreparedEvent[]): Promise<void> {
     if (batch.length === 0) return;
-    const bodies = batch.map(({ position, record, slug }) => {
+    const bodies = batch.map(({ position, record, slug, dates }) => {
       try {
-        return this.eventBody(record, slug, null).body;
+        return this.eventBody(record, slug, null, dates).body;
       } catch (error) {
         throw stopAt(position, error);
       }
@@ -817,7 +825,7 @@ class SeedRun {
   }
 
   /** The API body of an event record: slugs become ids, dates become instants (see the header). */
-  private eventBody(record: SeedEvent, slug: string, current: EventDoc | null): { body: EventCreate; placeholders: boolean } {
+  private eventBody(record: SeedEvent, slug: string, current: EventDoc | null, resolved?: EventDates): { body: EventCreate; placeholders: boolean } {
     const { venue, organizer, categories, tags, post_parent: parent, start_date, end_date, date, date_utc } = record;
     const timezone = record.timezone !== undefined ? record.timezone.trim() || this.siteTimezone : (current?.timezone ?? this.siteTimezone);
     const published = date_utc !== undefined ? resolveSeedDate(date_utc, 'UTC', this.now) : date !== undefined ? resolveSeedDate(date, timezone, this.now) : null;
@@ -830,8 +838,11 @@ class SeedRun {
     const body: Record<string, unknown> = {};
     for (const key in record) if (!REFERENCE_AND_DATE_FIELDS.has(key)) body[key] = record[key as keyof SeedEvent];
     body.slug = slug;
-    body.start_date = instant(start_date);
-    body.end_date = instant(end_date);
+    // The validation pass read the dates in the same zone from the same clock: a new event without a
+    // publication date (which would anchor relative dates) takes them as they are.
+    const reuse = resolved !== undefined && current === null && published === null;
+    body.start_date = reuse ? resolved[0] : instant(start_date);
+    body.end_date = reuse ? resolved[1] : instant(end_date);
     if (published !== null) body.date_utc = toTimestamp(published);
     else if (current === null) body.date_utc = toTimestamp(this.now);
     if (current?.status === 'trash' && record.status === undefined) body.status = 'publish';
