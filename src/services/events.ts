@@ -428,10 +428,10 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
 
   /**
    * Events ordered by their venue's distance, then start, then id, without loading every match:
-   * one facet count per venue, then only the venues that cover the requested page are read.
-   * `nearClause` is the filter's `venueId $in <every venue in the circle>`: it selects the events
-   * to count, but each group's page read names its own venues, so it is left out there (hundreds
-   * of index runs per read otherwise).
+   * one facet count per venue, then only the events of the venues that cover the requested page
+   * are read, in one query. `nearClause` is the filter's `venueId $in <every venue in the circle>`:
+   * it selects the events to count, but the page read names its own venues, so it is left out there
+   * (hundreds of index runs per read otherwise).
    */
   async function distancePage(filter: Filter, nearClause: Filter, hits: NearHit[], paging: { skip: number; perPage: number }, direction: 1 | -1) {
     const counts = new Map((await storage.events.countValues('venueId', filter)).map((r) => [r.value as number, r.count]));
@@ -448,25 +448,39 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     }
     if (direction === -1) groups.reverse();
     const total = groups.reduce((sum, g) => sum + g.count, 0);
-    const items: Array<{ doc: EventDoc; distance: number }> = [];
-    const topLevel = (filter.$and !== undefined && Object.keys(filter).length === 1 ? filter.$and : [filter]).filter((clause) => clause !== nearClause);
+    // The groups the page covers, and how many of the first one's events come before the page.
+    const covering: typeof groups = [];
+    let skipInFirst = 0;
     let offset = 0;
     for (const group of groups) {
-      const end = offset + group.count;
-      if (items.length >= paging.perPage) break;
-      if (end > paging.skip) {
-        // Appended to the top-level $and, not nested: with `search`, the $text clause must stay
-        // directly inside the top-level $and (the embedded engine refuses it any deeper).
-        const docs = await storage.events.find({
-          filter: { $and: [...topLevel, { venueId: { $in: group.ids } }] },
-          sort: [['startUtc', direction], ['_id', direction]],
-          skip: Math.max(0, paging.skip - offset),
-          limit: paging.perPage - items.length,
-        });
-        items.push(...docs.map((doc) => ({ doc, distance: group.distance })));
+      if (offset >= paging.skip + paging.perPage) break;
+      if (offset + group.count > paging.skip) {
+        if (covering.length === 0) skipInFirst = paging.skip - offset;
+        covering.push(group);
       }
-      offset = end;
+      offset += group.count;
     }
+    if (covering.length === 0) return { items: [], total };
+    // Their events in one read (a page of events a few hundred metres apart spans many venues with
+    // an event or two each), then ordered group by group by start date as the index would.
+    // Appended to the top-level $and, not nested: with `search`, the $text clause must stay
+    // directly inside the top-level $and (the embedded engine refuses it any deeper).
+    const topLevel = (filter.$and !== undefined && Object.keys(filter).length === 1 ? filter.$and : [filter]).filter((clause) => clause !== nearClause);
+    const docs = await storage.events.find({ filter: { $and: [...topLevel, { venueId: { $in: covering.flatMap((g) => g.ids) } }] } });
+    const byVenue = new Map<number | null, EventDoc[]>();
+    for (const doc of docs) {
+      const list = byVenue.get(doc.venueId);
+      if (list === undefined) byVenue.set(doc.venueId, [doc]);
+      else list.push(doc);
+    }
+    const byStart = (a: EventDoc, b: EventDoc) => direction * (a.startUtc.getTime() - b.startUtc.getTime() || a._id - b._id);
+    const items: Array<{ doc: EventDoc; distance: number }> = [];
+    covering.forEach((group, k) => {
+      const ordered = group.ids.flatMap((id) => byVenue.get(id) ?? []).sort(byStart);
+      for (const doc of k === 0 ? ordered.slice(skipInFirst) : ordered) {
+        if (items.length < paging.perPage) items.push({ doc, distance: group.distance });
+      }
+    });
     return { items, total };
   }
 
