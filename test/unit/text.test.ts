@@ -34,8 +34,13 @@ describe('tokenize', () => {
     const words = ['Jazz', 'concerts', 'running', 'Café', 'the', 'Zürich', 'open-air', '2025', "John's"];
     const texts = Array.from({ length: 10_000 }, (_, i) => `${words[i % words.length]} ${words[(i * 7) % words.length]} ${i}`);
     const first = texts.map((text) => [...tokenize(text)]);
-    // Every text again, after ten thousand others (more than are remembered) and interleaved with them.
-    texts.forEach((text, i) => expect(tokenize(text)).toEqual(first[i]));
+    // Each text right after it was tokenized (remembered), and again after ten thousand others (more
+    // than are remembered).
+    texts.forEach((text, i) => {
+      expect(tokenize(text)).toEqual(first[i]);
+      expect(tokenize(text)).toEqual(first[i]);
+    });
+    for (let i = 0; i < 100; i++) expect(tokenize(texts[i]!)).toEqual(first[i]);
     expect(tokenize(texts[0]!)).toEqual(['jazz', 'jazz', '0']);
     const long = `${'Concerts running '.repeat(400)}end`;
     expect(tokenize(long)).toEqual([...Array.from({ length: 400 }, () => ['concert', 'run']).flat(), 'end']);
