@@ -175,7 +175,7 @@ interface KeptEvent {
   position: RecordPosition;
   record: SeedEvent;
   /** Its start and end as the validation pass resolved them (counted from the run's clock). */
-  dates?: EventDates;
+  dates?: EventDates | undefined;
 }
 
 /** Start and end instants, Unix seconds. */
@@ -513,7 +513,7 @@ class SeedRun {
   }
 
   /** Schema, slug and value checks of one event record; references are checked a batch at a time. */
-  private checkEvent(item: { record: unknown }, errors: FieldError[]): { record: SeedEvent; slug: string; dates?: EventDates } | null {
+  private checkEvent(item: { record: unknown }, errors: FieldError[]): { record: SeedEvent; slug: string; dates: EventDates | undefined } | null {
     errors.push(...seedValidator('events')(item.record));
     if (errors.length > 0) return null;
     const record = item.record as SeedEvent;
@@ -543,7 +543,7 @@ class SeedRun {
     if (record.image !== undefined) resolveImage(record.image, params);
     for (const [field, message] of Object.entries(params.params)) errors.push({ field, message });
     if (record.post_parent !== undefined && record.post_parent === slug) errors.push({ field: 'post_parent', message: 'post_parent must not be the event itself.' });
-    return dates === undefined ? { record, slug } : { record, slug, dates };
+    return { record, slug, dates };
   }
 
   private async validateEvents(source: SeedSource): Promise<void> {
@@ -589,7 +589,7 @@ class SeedRun {
           this.invalid('events', item, errors, checked?.slug);
           continue;
         }
-        this.keep(source, { position: item, record: checked.record, ...(checked.dates ? { dates: checked.dates } : {}) });
+        this.keep(source, { position: item, record: checked.record, dates: checked.dates });
         const parent = checked.record.post_parent;
         batch.push({ position: item, record: checked.record, slug: checked.slug, parentSeen: parent !== undefined && parent !== '' && this.eventSlugs.has(parent) });
         if (batch.length >= this.batchSize) await check();

@@ -125,16 +125,20 @@ function termsOf(terms: EventRelations['categories'], taxonomy: 'categories' | '
   return sorted.map((t) => eventTerms.get(t.doc, `${ctx.key}\n${taxonomy}\n${t.count}`, () => serializeEventTerm(t.doc, taxonomy, t.count, ctx)));
 }
 
-/** The event object of reference §2.1, field for field, then our extension fields. */
-export function serializeEvent(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): EventResponse {
-  // Spreading keeps the head's key order; the linked records take their placeholders' places.
-  const out: EventResponse = {
-    ...eventHead(doc, ctx),
+/** The representations of an event's linked records, under the head's placeholder keys. */
+function linkedRecords(rel: EventRelations, ctx: SerializeContext) {
+  return {
     categories: termsOf(rel.categories, 'categories', ctx),
     tags: termsOf(rel.tags, 'tags', ctx),
     venue: rel.venue ? serializeVenue(rel.venue, ctx) : [],
     organizer: rel.organizers.map((o) => serializeOrganizer(o, ctx)),
   };
+}
+
+/** The event object of reference §2.1, field for field, then our extension fields. */
+export function serializeEvent(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): EventResponse {
+  // Spreading keeps the head's key order; the linked records take their placeholders' places.
+  const out: EventResponse = { ...eventHead(doc, ctx), ...linkedRecords(rel, ctx) };
   // json_ld only on single reads of published, unprotected events (reference §2.7).
   if (ctx.single && doc.status === 'publish' && doc.password === null) {
     out.json_ld = eventJsonLd(doc, rel, ctx, out.url);
@@ -198,10 +202,10 @@ function encodeEvent(doc: EventDoc, rel: EventRelations, ctx: SerializeContext):
   const head = JSON.stringify(eventHead(doc, ctx));
   const at = head.indexOf(LINKED_PLACEHOLDERS);
   if (at < 0) return JSON.stringify(serializeEvent(doc, rel, ctx));
-  const list = (items: readonly object[]): string => items.map(linkedJson).join(',');
-  const linked =
-    `"categories":[${list(termsOf(rel.categories, 'categories', ctx))}],"tags":[${list(termsOf(rel.tags, 'tags', ctx))}],` +
-    `"venue":${rel.venue ? linkedJson(serializeVenue(rel.venue, ctx)) : '[]'},"organizer":[${list(rel.organizers.map((o) => serializeOrganizer(o, ctx)))}]`;
+  const json = (value: object): string => (Array.isArray(value) ? `[${value.map(linkedJson).join(',')}]` : linkedJson(value));
+  const linked = Object.entries(linkedRecords(rel, ctx))
+    .map(([key, value]) => `"${key}":${json(value)}`)
+    .join(',');
   return head.slice(0, at) + linked + head.slice(at + LINKED_PLACEHOLDERS.length);
 }
 

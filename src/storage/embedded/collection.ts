@@ -28,7 +28,7 @@ import { DateColumn } from './date-column.js';
 import { checkCount, checkFieldPath, checkSort, isScalar, parseFilter, type Expr } from './filter.js';
 import { GeoIndex, type LngLat } from './geo-index.js';
 import { orderPlan, pageSlots } from './ordering.js';
-import { type MatchSet, Planner, type PlannerHost } from './planner.js';
+import { type MatchSet, Planner, type PlannerHost, sortedUnique } from './planner.js';
 import { type StoredDoc, valueAt } from './predicate.js';
 import { SortedIndex } from './sorted-index.js';
 import { TextIndex } from './text-index.js';
@@ -442,10 +442,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       const slot = this.slots.get(id);
       if (slot !== undefined) slots.push(slot);
     }
-    slots.sort((a, b) => a - b);
-    const docs: StoredDoc[] = [];
-    for (let i = 0; i < slots.length; i++) if (i === 0 || slots[i] !== slots[i - 1]) docs.push(this.docs[slots[i]!]!);
-    return docs;
+    return sortedUnique(slots).map((slot) => this.docs[slot]!);
   }
 
   async findPage(query: CompiledQuery): Promise<Page<T>> {

@@ -207,8 +207,8 @@ function readRuns(
   skip: number,
   end: number,
 ): number[] {
-  const words = matches.asBits().words;
-  const cursors: IndexCursor[] = runs.map(([from, to]) => index.cursor(from, to, direction, component, words)).filter((c) => !c.done);
+  const bits = matches.asBits();
+  const cursors: IndexCursor[] = runs.map(([from, to]) => index.cursor(from, to, direction, component, bits)).filter((c) => !c.done);
   const page = new PageState(skip, end);
   const before = (a: IndexCursor, b: IndexCursor): boolean => {
     // Values of one type bracket compare as numbers (Dates by time); NaN keys need the full order.

@@ -275,10 +275,8 @@ export class Planner {
     if (cached !== undefined) return MatchSet.ofBits(cached.bits, cached.count);
     const matches = this.planConjunction(expr.children).run();
     if (cache.noteSeen(key) >= 2) {
-      const bits = this.emptyBits();
-      if (matches.bits !== null) bits.copyFrom(matches.bits);
-      else for (const slot of matches.slots!) bits.add(slot);
-      cache.put(key, bits, compilePredicate(expr, this.host.predicateContext), matches.size);
+      // A copy: the matches may be this evaluation's scratch or another entry's bitset.
+      cache.put(key, this.emptyBits().copyFrom(matches.asBits()), compilePredicate(expr, this.host.predicateContext), matches.size);
     }
     return matches;
   }
@@ -848,7 +846,8 @@ function restrictionOf(expr: Expr): Restriction | undefined {
   return undefined;
 }
 
-function sortedUnique(slots: number[]): number[] {
+/** Ascending slots without repeats. */
+export function sortedUnique(slots: number[]): number[] {
   if (slots.length < 2) return slots;
   const typed = Int32Array.from(slots).sort();
   const out: number[] = [typed[0]!];

@@ -28,6 +28,9 @@ const OTHER_KEY = 0;
 const NUMBER_KEY = 1;
 const DATE_KEY = 2;
 
+const keyKind = (value: unknown): number => (value instanceof Date ? DATE_KEY : typeof value === 'number' ? NUMBER_KEY : OTHER_KEY);
+const numericKey = (value: unknown): number => (value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Number.NaN);
+
 interface Block {
   /** keys[c][i]: component c of entry i. */
   keys: unknown[][];
@@ -480,16 +483,16 @@ export class SortedIndex {
     return this.leading.get(leadingKey(value))?.count ?? 0;
   }
 
-  /** A cursor over the entries at positions [from, to) whose slots are set in `words`, ascending or descending. */
-  cursor(from: number, to: number, direction: 1 | -1, component: number, words: Uint32Array): IndexCursor {
+  /** A cursor over the entries at positions [from, to) whose slots are in `matches`, ascending or descending. */
+  cursor(from: number, to: number, direction: 1 | -1, component: number, matches: Bitset): IndexCursor {
     this.settle();
-    return new IndexCursor(this.blocks, from < to ? this.locate(direction === 1 ? from : to - 1) : null, to - from, direction, component, words);
+    return new IndexCursor(this.blocks, from < to ? this.locate(direction === 1 ? from : to - 1) : null, to - from, direction, component, matches);
   }
 }
 
 /**
- * Walks a position range of a SortedIndex over the entries whose slot is set in `words` (the
- * matches of a query), exposing one key component, the _id and the slot. Passing over the other
+ * Walks a position range of a SortedIndex over the entries whose slot is in `matches` (those of
+ * a query), exposing one key component, the _id and the slot. Passing over the other
  * entries reads only their slots: a key is read (a pointer to a Date, a likely cache miss on a
  * large store) only when a merge compares it.
  */
@@ -507,14 +510,14 @@ export class IndexCursor {
     count: number,
     private readonly direction: 1 | -1,
     private readonly component: number,
-    private readonly words: Uint32Array,
+    private readonly matches: Bitset,
   ) {
     this.remaining = count;
     this.done = start === null || count <= 0;
     if (start !== null) [this.block, this.offset] = start;
     if (this.done) return;
     this.load();
-    if (!this.matches()) this.next();
+    if (!matches.has(this.slot)) this.next();
   }
 
   /** The key component of the current entry. */
@@ -524,25 +527,18 @@ export class IndexCursor {
 
   /** The value as a number when it is a Date (its time) or a number, else NaN: merges compare these first. */
   get key(): number {
-    const value = this.value;
-    return value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Number.NaN;
+    return numericKey(this.value);
   }
 
   /** Whether `key` is a Date's time or a number (they never compare equal in BSON order), or neither. */
   get kind(): number {
-    const value = this.value;
-    return value instanceof Date ? DATE_KEY : typeof value === 'number' ? NUMBER_KEY : OTHER_KEY;
+    return keyKind(this.value);
   }
 
   private load(): void {
     const block = this.blocks[this.block]!;
     this.id = block.ids[this.offset]!;
     this.slot = block.slots[this.offset]!;
-  }
-
-  private matches(): boolean {
-    const word = this.words[this.slot >>> 5];
-    return word !== undefined && (word & (1 << (this.slot & 31))) !== 0;
   }
 
   /** On to the next matching entry (or done). */
@@ -567,7 +563,7 @@ export class IndexCursor {
         }
       }
       this.load();
-    } while (!this.matches());
+    } while (!this.matches.has(this.slot));
   }
 
   /**
@@ -590,9 +586,8 @@ export class IndexCursor {
     while (!this.done && page.position < page.end) {
       if (bound !== null) {
         const value = this.value;
-        const kind = value instanceof Date ? DATE_KEY : typeof value === 'number' ? NUMBER_KEY : OTHER_KEY;
-        if (kind !== boundKind) break;
-        const key = kind === DATE_KEY ? (value as Date).getTime() : (value as number);
+        if (keyKind(value) !== boundKind) break;
+        const key = numericKey(value);
         if (key !== key) break;
         const c = key - boundKey || this.id - bound.id;
         if (ascending ? c >= 0 : c <= 0) break;
