@@ -25,7 +25,7 @@ import { deepFreeze } from '../../lib/freeze.js';
 import { cloneValue, compareValues, distinctValues, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
 import { ClauseCache } from './clause-cache.js';
 import { DateColumn } from './date-column.js';
-import { checkCount, checkFieldPath, checkSort, isScalar, parseFilter, type Expr } from './filter.js';
+import { checkCount, checkFieldPath, checkSort, exprKey, isScalar, parseFilter, type Expr } from './filter.js';
 import { GeoIndex, type LngLat } from './geo-index.js';
 import { orderPlan, pageSlots } from './ordering.js';
 import { type MatchSet, Planner, type PlannerHost, sortedUnique } from './planner.js';
@@ -33,6 +33,11 @@ import { type StoredDoc, valueAt } from './predicate.js';
 import { SortedIndex } from './sorted-index.js';
 import { TextIndex } from './text-index.js';
 import { ValuePostings } from './value-postings.js';
+
+/** Filters whose per-value counts are remembered at once (see listedCounts). */
+const MAX_LISTED_COUNTS = 16;
+/** Values to count past which one pass over the index (of this many entries per value) beats two seeks each. */
+const FULL_PASS_VALUES = 1_000;
 
 interface UniqueIndex {
   name: string;
@@ -120,6 +125,13 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
   private readonly cache = new ClauseCache();
   private readonly dateColumns = new Map<string, DateColumn>();
   private readonly valuePostings = new Map<string, ValuePostings>();
+  /**
+   * Per-value counts of `countValues` calls that list the values (`venueId $in` the venues near a
+   * point), by field and the rest of the filter: "events near me" asks about the same city's
+   * venues under the same date window again and again. Values are filled as they are asked for;
+   * every write clears them all.
+   */
+  private readonly listedCounts = new Map<string, { counts: Map<string | number, number>; complete: boolean }>();
   private readonly planner: Planner;
 
   constructor(options: EmbeddedCollectionOptions) {
@@ -183,6 +195,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     }
     for (const column of this.dateColumns.values()) column.set(slot, doc);
     this.cache.refresh(slot, doc);
+    this.listedCounts.clear();
   }
 
   // -------------------------------------------------------------------------
@@ -483,18 +496,19 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     if (hasText(expr)) refuse('$geoNear cannot be combined with $text.');
     const center: LngLat = query.point;
     const inCap = index.within(center, query.maxDistance);
-    if (inCap.size === 0) return [];
+    if (inCap.slots.length === 0) return [];
     const hits = this.read(() => {
       const matches = this.match(expr);
       const found: NearHit[] = [];
-      for (const slot of inCap) {
+      for (let i = 0; i < inCap.slots.length; i++) {
+        const slot = inCap.slots[i]!;
         if (!matches.has(slot)) continue;
-        const doc = this.docs[slot]!;
         // The points the index holds for the document are the ones its field yields.
-        found.push({ _id: doc._id, distance: index.nearestAngle(slot, center) });
+        found.push({ _id: this.docs[slot]!._id, distance: inCap.angles[i]! });
       }
       return found;
     });
+    // Nearly in order already (the k-d tree's): the merge sort has little to do.
     return hits.sort((a, b) => a.distance - b.distance || a._id - b._id);
   }
 
@@ -505,6 +519,15 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
   }
 
   /**
+   * A sorted index led by a top-level `field` whose other fields hold no arrays (which would put a
+   * document twice under one value): its entries of one leading value are the documents holding it.
+   */
+  private countingIndex(field: string): SortedIndex | undefined {
+    if (field.includes('.')) return undefined;
+    return this.sortedIndexes.find((candidate) => candidate.fields[0] === field && candidate.arrayDocs.every((count, i) => i === 0 || count === 0));
+  }
+
+  /**
    * Per distinct value of a top-level field, how many matching documents hold it (1 at most with
    * `firstOnly`), read from a sorted index led by that field instead of from every matching
    * document — term counts over all published events. For a top-level field, the index's keys
@@ -512,34 +535,21 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
    * like distinct; null, missing and empty arrays are left out as both do. Null when no such
    * index exists, or when the matches are so few that reading them is cheaper. Ascending BSON order.
    */
-  /**
-   * `required`: values the caller took out of the evaluated filter (see countValues); the counts
-   * must then come from exactly these values, or null is returned.
-   */
-  private indexedValueCounts(
-    field: string,
-    matches: MatchSet,
-    firstOnly: boolean,
-    expr: Expr,
-    required?: readonly Scalar[],
-  ): Array<{ value: unknown; count: number }> | null {
-    if (field.includes('.')) return null;
-    // Other key fields holding arrays would put a document twice under one value.
-    const index = this.sortedIndexes.find((candidate) => candidate.fields[0] === field && candidate.arrayDocs.every((count, i) => i === 0 || count === 0));
+  private indexedValueCounts(field: string, matches: MatchSet, firstOnly: boolean, expr: Expr): Array<{ value: unknown; count: number }> | null {
+    const index = this.countingIndex(field);
     if (index === undefined) return null;
-    // A filter listing the field's values (`venueId $in` the venues near a point) names the only
-    // values that can match: just those are looked up.
-    // Not for a field holding arrays: a listed element's documents count their other elements too.
+    // A filter listing the field's values names the only values that can match: just those are
+    // looked up. Not for a field holding arrays: a listed element's documents count their other
+    // elements too.
     const listedValues =
       index.arrayDocs[0] !== 0
         ? undefined
-        : (required ?? this.planner.restrictions(expr).find((r): r is { field: string; values: Scalar[] } => r.field === field && 'values' in r)?.values);
-    if (required !== undefined && listedValues === undefined) return null;
+        : this.planner.restrictions(expr).find((r): r is { field: string; values: Scalar[] } => r.field === field && 'values' in r)?.values;
     const values = listedValues === undefined ? index.leadingValues() : distinctValues(listedValues);
     // The index visits the entries of each value (a bit test each) plus two seeks per value; the
     // documents' path reads each match (a few cache misses).
     const entries = (index.size * values.length) / Math.max(1, index.distinctLeading);
-    if (required === undefined && entries * 4 + values.length * 2_000 > matches.size * 150) return null;
+    if (entries * 4 + values.length * 2_000 > matches.size * 150) return null;
     const bits = matches.asBits();
     const counts: Array<{ value: unknown; count: number }> = [];
     for (const value of values) {
@@ -548,6 +558,49 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       if (count > 0) counts.push({ value, count });
     }
     return counts.sort((a, b) => compareValues(a.value, b.value));
+  }
+
+  /**
+   * countValues for a filter with a `field $in [numbers or strings]` clause (see listedClause):
+   * each listed value counted under the rest of the filter, through the value's index entries,
+   * and remembered for the next call with the same rest (until a write). Null when the field has
+   * no counting index or holds arrays. Ascending BSON order; fresh scalars, nothing to clone.
+   */
+  private listedValueCounts(field: string, listed: { values: Scalar[]; rest: Expr }): Array<{ value: Scalar; count: number }> | null {
+    const index = this.countingIndex(field);
+    // A listed element of an array field would count its documents' other elements too.
+    if (index === undefined || index.arrayDocs[0] !== 0) return null;
+    const key = `${field}\u0000${exprKey(listed.rest)}`;
+    let memo = this.listedCounts.get(key);
+    if (memo === undefined) {
+      memo = { counts: new Map(), complete: false };
+      this.listedCounts.set(key, memo);
+      // Keys move with the clock (a status bound to the second): the oldest go first.
+      if (this.listedCounts.size > MAX_LISTED_COUNTS) this.listedCounts.delete(this.listedCounts.keys().next().value!);
+    }
+    const counts = memo.counts;
+    // Plain strings and numbers (no NaN): a Set and a Map key them by BSON equality.
+    const values = [...new Set(listed.values as Array<string | number>)];
+    const missing = memo.complete ? [] : values.filter((value) => !counts.has(value));
+    if (missing.length > 0) {
+      const bits = this.match(listed.rest).asBits();
+      // Two seeks per value, or one pass over the whole index that counts every value at once
+      // (a city's venues at a million events: thousands of values).
+      if (missing.length * FULL_PASS_VALUES > index.size) {
+        index.countMarkedRuns(bits, (value, count) => {
+          if (typeof value === 'string' || typeof value === 'number') counts.set(value, count);
+        });
+        memo.complete = true;
+      } else {
+        for (const value of missing) counts.set(value, index.countMarked(index.seek([value], false), index.seek([value], true), bits, false));
+      }
+    }
+    const found: Array<{ value: Scalar; count: number }> = [];
+    for (const value of values) {
+      const count = counts.get(value) ?? 0;
+      if (count > 0) found.push({ value, count });
+    }
+    return found.sort((a, b) => (typeof a.value === 'number' && typeof b.value === 'number' ? a.value - b.value : compareValues(a.value, b.value)));
   }
 
   /**
@@ -593,14 +646,14 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     if (typeof field !== 'string') refuse('countValues needs a field path string.');
     checkFieldPath(field, 'countValues');
     const expr = this.parse(filter);
+    // Counting value by value applies a `field $in [...]` clause by itself: the rest of the filter
+    // is evaluated without it (a list of hundreds of venues otherwise costs its index seeks twice).
+    const listed = listedClause(expr, field);
+    if (listed !== null) {
+      const counts = this.read(() => this.listedValueCounts(field, listed));
+      if (counts !== null) return counts;
+    }
     const { indexed, docs } = this.read(() => {
-      // Counting value by value applies a `field $in [...]` clause by itself: the rest of the filter
-      // is evaluated without it (a list of hundreds of venues otherwise costs its index seeks twice).
-      const listed = listedClause(expr, field);
-      if (listed !== null) {
-        const counts = this.indexedValueCounts(field, this.match(listed.rest), false, expr, listed.values);
-        if (counts !== null) return { indexed: counts, docs: [] };
-      }
       const matches = this.match(expr);
       const counts = this.indexedValueCounts(field, matches, false, expr);
       return { indexed: counts, docs: counts === null ? this.matchedDocs(matches) : [] };

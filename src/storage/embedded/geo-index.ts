@@ -15,11 +15,19 @@ const GEOKDBUSH_EARTH_RADIUS_KM = 6371;
 
 /** Great-circle central angle in radians (haversine); independent of any earth radius. */
 export function centralAngle(a: LngLat, b: LngLat): number {
-  const dLat = (b[1] - a[1]) * RAD;
-  const dLng = (b[0] - a[0]) * RAD;
+  return angleBetween(a[0], a[1], Math.cos(a[1] * RAD), b[0], b[1], Math.cos(b[1] * RAD));
+}
+
+/**
+ * centralAngle with the cosines of both latitudes given: the index computes a point's once. The
+ * one formula for both, so the index and the matcher agree to the last bit on a point at the edge.
+ */
+function angleBetween(aLng: number, aLat: number, aCos: number, bLng: number, bLat: number, bCos: number): number {
+  const dLat = (bLat - aLat) * RAD;
+  const dLng = (bLng - aLng) * RAD;
   const sinLat = Math.sin(dLat / 2);
   const sinLng = Math.sin(dLng / 2);
-  const h = sinLat * sinLat + Math.cos(a[1] * RAD) * Math.cos(b[1] * RAD) * sinLng * sinLng;
+  const h = sinLat * sinLat + aCos * bCos * sinLng * sinLng;
   return 2 * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
@@ -82,6 +90,13 @@ export function withinCap(points: readonly LngLat[], center: LngLat, radius: num
   return points.some((point) => centralAngle(center, point) <= radius);
 }
 
+/** The central angle from `center` to the nearest of the points (Infinity: none). */
+function nearestAngle(points: readonly LngLat[], center: LngLat): number {
+  let nearest = Infinity;
+  for (const point of points) nearest = Math.min(nearest, centralAngle(center, point));
+  return nearest;
+}
+
 /** One 2dsphere-indexed field: kdbush is static, so the tree is rebuilt lazily after writes. */
 export class GeoIndex {
   readonly name: string;
@@ -89,6 +104,10 @@ export class GeoIndex {
   private readonly pointsById = new Map<number, LngLat[]>();
   private tree: KDBush | null = null;
   private treeIds: number[] = [];
+  /** Per tree point (insertion order): longitude, latitude and the latitude's cosine. */
+  private treeLngs = new Float64Array(0);
+  private treeLats = new Float64Array(0);
+  private treeCosLats = new Float64Array(0);
 
   constructor(name: string, field: string) {
     this.name = name;
@@ -119,31 +138,46 @@ export class GeoIndex {
     if (this.pointsById.delete(id)) this.tree = null;
   }
 
-  /** The central angle from `center` to the nearest indexed point of a document (Infinity: none). */
-  nearestAngle(id: number, center: LngLat): number {
-    let nearest = Infinity;
-    for (const point of this.pointsById.get(id) ?? []) nearest = Math.min(nearest, centralAngle(center, point));
-    return nearest;
-  }
-
-  /** Ids of documents with a point inside the spherical cap (exact test on every candidate). */
-  within(center: LngLat, radius: number): Set<number> {
-    const result = new Set<number>();
-    if (this.pointsById.size === 0) return result;
+  /**
+   * Documents with a point inside the spherical cap (exact test on every candidate), each with the
+   * central angle to its nearest point, computed once. Nearest first as far as the k-d tree orders
+   * them (its haversine may differ from ours in the last bits: callers sort, cheaply, to be exact).
+   */
+  within(center: LngLat, radius: number): { slots: number[]; angles: number[] } {
+    const slots: number[] = [];
+    const angles: number[] = [];
+    if (this.pointsById.size === 0) return { slots, angles };
     if (radius >= Math.PI) {
-      for (const id of this.pointsById.keys()) result.add(id);
-      return result;
+      for (const [id, points] of this.pointsById) {
+        slots.push(id);
+        angles.push(nearestAngle(points, center));
+      }
+      return { slots, angles };
     }
     const tree = this.ensureTree();
+    // A document with several points is a candidate once per point; the first one decides.
+    const seen = this.treeIds.length > this.pointsById.size ? new Set<number>() : null;
+    const centerCos = Math.cos(center[1] * RAD);
     // A slightly larger search radius so float noise in geokdbush never drops a true match;
     // the exact haversine test below decides.
     const searchKm = (radius * (1 + 1e-9) + 1e-12) * GEOKDBUSH_EARTH_RADIUS_KM;
-    for (const slot of around(tree, center[0], center[1], Infinity, searchKm)) {
-      const id = this.treeIds[slot]!;
-      if (result.has(id)) continue;
-      if (withinCap(this.pointsById.get(id) ?? [], center, radius)) result.add(id);
+    for (const point of around(tree, center[0], center[1], Infinity, searchKm)) {
+      const id = this.treeIds[point]!;
+      if (seen !== null) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+      }
+      // A lone point is read from the tree's flat arrays, no lookup or pointer to follow.
+      const angle =
+        seen === null
+          ? angleBetween(center[0], center[1], centerCos, this.treeLngs[point]!, this.treeLats[point]!, this.treeCosLats[point]!)
+          : nearestAngle(this.pointsById.get(id) ?? [], center);
+      if (angle <= radius) {
+        slots.push(id);
+        angles.push(angle);
+      }
     }
-    return result;
+    return { slots, angles };
   }
 
   private ensureTree(): KDBush {
@@ -152,8 +186,14 @@ export class GeoIndex {
     for (const points of this.pointsById.values()) count += points.length;
     const tree = new KDBush(count);
     const ids: number[] = [];
+    this.treeLngs = new Float64Array(count);
+    this.treeLats = new Float64Array(count);
+    this.treeCosLats = new Float64Array(count);
     for (const [id, points] of this.pointsById) {
       for (const [lng, lat] of points) {
+        this.treeLngs[ids.length] = lng;
+        this.treeLats[ids.length] = lat;
+        this.treeCosLats[ids.length] = Math.cos(lat * RAD);
         tree.add(lng, lat);
         ids.push(id);
       }

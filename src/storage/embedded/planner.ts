@@ -617,7 +617,7 @@ export class Planner {
     if (expr.kind === 'geo') {
       const index = host.geoIndexFor(expr.condition.field);
       if (index === undefined) return null;
-      return ofSlots([...index.within(expr.condition.center, expr.condition.radius)]);
+      return ofSlots(index.within(expr.condition.center, expr.condition.radius).slots);
     }
     if (expr.kind !== 'cmp' && expr.kind !== 'in') return null;
     if (expr.field === '_id') {

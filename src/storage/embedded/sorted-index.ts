@@ -477,6 +477,33 @@ export class SortedIndex {
     return count;
   }
 
+  /**
+   * Every run of entries with one leading value (BSON equality), in index order: the value and how
+   * many of the run's slots are set in `bits` (0 included). One pass over the whole index, for
+   * counting most values at once (a seek pair per value costs more past a few thousand values).
+   */
+  countMarkedRuns(bits: Bitset, visit: (value: unknown, count: number) => void): void {
+    this.settle();
+    let current: unknown;
+    let count = 0;
+    let started = false;
+    for (const block of this.blocks) {
+      const keys = block.keys[0]!;
+      const slots = block.slots;
+      for (let i = 0; i < slots.length; i++) {
+        const value = keys[i];
+        if (!started || (value !== current && compareValues(value, current) !== 0)) {
+          if (started) visit(current, count);
+          current = value;
+          count = 0;
+          started = true;
+        }
+        if (bits.has(slots[i]!)) count += 1;
+      }
+    }
+    if (started) visit(current, count);
+  }
+
   /** The number of entries whose leading field equals `value` (BSON equality). */
   leadingCount(value: unknown): number {
     if (this.distinctEntries) return this.seek([value], true) - this.seek([value], false);
