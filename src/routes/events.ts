@@ -13,7 +13,7 @@ import {
 import { ApiError } from '../errors.js';
 import { totalPages } from '../query/paging.js';
 import { redactProtected, serializeEvent, serializeEventJson } from '../serialize/events.js';
-import { JSON_CONTENT_TYPE, jsonEnvelope, listHeaders, listLinks, withJsonMember } from '../serialize/list.js';
+import { JSON_CONTENT_TYPE, type JsonItem, jsonEnvelope, listHeaders, listLinks, withJsonMember } from '../serialize/list.js';
 import { type EventsService } from '../services/events.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
 import { ignoreBodyFields } from './hooks.js';
@@ -42,7 +42,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
     const meta = { page: paging.page, perPage: paging.perPage, total, args };
     const links = listLinks(`${ctx.apiBase}/events`, meta);
     // Produced one at a time as jsonEnvelope copies them (remembered encodings are arena views).
-    function* encoded(): Generator<Buffer> {
+    function* encoded(): Generator<JsonItem> {
       for (const r of items) {
         const json = r.locked
           ? Buffer.from(JSON.stringify(redactProtected(serializeEvent(r.doc, r.relations, ctx))))

@@ -67,6 +67,30 @@ function append(at: number, bytes: Buffer | string): number {
   return at + (typeof bytes === 'string' ? scratch.write(bytes, at) : bytes.copy(scratch, at));
 }
 
+/** An item of jsonEnvelope: encoded JSON, or the consecutive parts of one (see withJsonMember). */
+export type JsonItem = Buffer | ReadonlyArray<Buffer | string>;
+
+/**
+ * Response bodies are cut from shared slabs, as Node pools small Buffers: a body of tens of KB
+ * is past Node's pool, and an ArrayBuffer of its own per response costs more than copying it.
+ * A slab lives until the last body cut from it has been sent.
+ */
+const SLAB_BYTES = 1 << 20;
+let slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+let slabAt = 0;
+
+function bodyBuffer(length: number): Buffer {
+  if (length > SLAB_BYTES / 8) return Buffer.allocUnsafe(length);
+  if (slabAt + length > SLAB_BYTES) {
+    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+    slabAt = 0;
+  }
+  const out = slab.subarray(slabAt, slabAt + length);
+  // Keep the next body 8-byte aligned.
+  slabAt += (length + 7) & ~7;
+  return out;
+}
+
 /**
  * A collection response assembled from items already encoded as JSON: `{"<name>":[…],…rest}` with
  * the rest of the envelope in its schema order, as one Buffer. It skips the response serializer,
@@ -75,24 +99,25 @@ function append(at: number, bytes: Buffer | string): number {
  * before the next is asked for: an item may be a view into an arena that producing the next one
  * overwrites (json-arena.ts).
  */
-export function jsonEnvelope(name: string, items: Iterable<Buffer>, rest: Record<string, unknown>): Buffer {
+export function jsonEnvelope(name: string, items: Iterable<JsonItem>, rest: Record<string, unknown>): Buffer {
   let at = append(0, `{${JSON.stringify(name)}:[`);
   let first = true;
   for (const item of items) {
     if (!first) at = append(at, ',');
     first = false;
-    at = append(at, item);
+    if (Buffer.isBuffer(item)) at = append(at, item);
+    else for (const part of item) at = append(at, part);
   }
   const tail = JSON.stringify(rest);
   at = append(at, tail === '{}' ? ']}' : `],${tail.slice(1)}`);
-  const out = Buffer.allocUnsafe(at);
+  const out = bodyBuffer(at);
   scratch.copy(out, 0, 0, at);
   return out;
 }
 
-/** An encoded JSON object with one more member at its end (`{…}` → `{…,"name":value}`). */
-export function withJsonMember(object: Buffer, name: string, value: unknown): Buffer {
-  return Buffer.concat([object.subarray(0, object.length - 1), Buffer.from(`,${JSON.stringify(name)}:${JSON.stringify(value)}}`)]);
+/** An encoded JSON object with one more member at its end (`{…}` → `{…,"name":value}`), as parts: nothing copied. */
+export function withJsonMember(object: Buffer, name: string, value: unknown): JsonItem {
+  return [object.subarray(0, object.length - 1), `,${JSON.stringify(name)}:${JSON.stringify(value)}}`];
 }
 
 /** What Fastify sends with serialized JSON responses; pre-encoded bodies say the same. */

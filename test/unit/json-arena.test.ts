@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { JsonArena } from '../../src/serialize/json-arena.js';
-import { jsonEnvelope } from '../../src/serialize/list.js';
+import { jsonEnvelope, withJsonMember } from '../../src/serialize/list.js';
 
 const item = (name: string, size: number): string => JSON.stringify({ name, pad: name.repeat(size) }).slice(0, size - 2).padEnd(size - 2, ' ') + '"}';
 const doc = (name: string) => ({ name });
@@ -65,5 +65,23 @@ describe('JsonArena', () => {
       for (const target of sequence) yield get(target);
     })(), { total: sequence.length });
     expect(JSON.parse(body.toString())).toEqual({ items: sequence.map((target) => JSON.parse(texts.get(target)!)), total: 5 });
+  });
+});
+
+describe('jsonEnvelope bodies', () => {
+  it('keeps every body intact while later ones are cut from the same and from new slabs', () => {
+    // Bodies of 5–60 KB: a 1 MiB slab holds a few dozen, so 300 of them fill several slabs.
+    const bodies = Array.from({ length: 300 }, (_, i) => {
+      const parts = Array.from({ length: 1 + (i % 12) }, (_, k) => Buffer.from(JSON.stringify({ i, k, pad: 'x'.repeat(4_000) })));
+      const withMember = withJsonMember(Buffer.from(JSON.stringify({ i })), 'distance', i / 7);
+      return { i, body: jsonEnvelope('items', [...parts, withMember], { total: i }) };
+    });
+    for (const { i, body } of bodies) {
+      const parsed = JSON.parse(body.toString()) as { items: Array<{ i: number; k?: number; distance?: number }>; total: number };
+      expect(parsed.total).toBe(i);
+      expect(parsed.items).toHaveLength(2 + (i % 12));
+      expect(parsed.items.at(-1)).toEqual({ i, distance: i / 7 });
+      expect(parsed.items.slice(0, -1).every((entry, k) => entry.i === i && entry.k === k)).toBe(true);
+    }
   });
 });
