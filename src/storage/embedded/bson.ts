@@ -2,6 +2,7 @@
  * MongoDB's value ordering and key rules for the values our documents hold (BSON types that have a
  * JavaScript counterpart): used for sorting and for index keys.
  */
+import { deepFreeze } from '../../lib/freeze.js';
 
 /**
  * The key MongoDB generates for an empty array (BSON undefined). It sorts before null, so documents
@@ -240,24 +241,46 @@ function clonerFor(keys: readonly string[]): ObjectCloner | null {
  * anything else goes through structuredClone, which also refuses what cannot be stored.
  */
 export function cloneValue<T>(value: T): T {
+  return copyValue(value, cloneValue, false);
+}
+
+/** Thrown by frozenCopy on an undefined anywhere in the value (the caller names where). */
+export class UndefinedInValue extends Error {}
+
+/**
+ * cloneValue and deepFreeze (src/lib/freeze.ts) in one walk, refusing undefined anywhere with
+ * UndefinedInValue: what a write stores. One walk instead of three per stored document.
+ */
+export function frozenCopy<T>(value: T): T {
+  return copyValue(value, frozenCopy, true);
+}
+
+function copyValue<T>(value: T, self: <V>(value: V) => V, freeze: boolean): T {
   if (value === null) return value;
   const type = typeof value;
-  if (type !== 'object') return type === 'function' || type === 'symbol' ? structuredClone(value) : value;
+  if (type !== 'object') {
+    if (freeze && value === undefined) throw new UndefinedInValue();
+    return type === 'function' || type === 'symbol' ? structuredClone(value) : value;
+  }
+  // Dates keep their setters (a Date cannot be frozen); nothing in the service mutates one.
   if (value instanceof Date) return new Date(value.getTime()) as T;
   if (Array.isArray(value)) {
     const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = cloneValue(value[i] as unknown);
-    return out as T;
+    for (let i = 0; i < value.length; i++) out[i] = self(value[i] as unknown);
+    return (freeze ? Object.freeze(out) : out) as T;
   }
-  if (!isPlainObject(value)) return structuredClone(value);
+  if (!isPlainObject(value)) return freeze ? deepFreeze(structuredClone(value)) : structuredClone(value);
   const keys = Object.keys(value);
   const cloner = clonerFor(keys);
-  if (cloner !== null) return cloner(value, cloneValue) as T;
-  const out: Record<string, unknown> = {};
-  for (const key of keys) {
-    const copy = cloneValue(value[key]);
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
-    else out[key] = copy;
+  let out: Record<string, unknown>;
+  if (cloner !== null) out = cloner(value, self);
+  else {
+    out = {};
+    for (const key of keys) {
+      const copy = self(value[key]);
+      if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+      else out[key] = copy;
+    }
   }
-  return out as T;
+  return (freeze ? Object.freeze(out) : out) as T;
 }

@@ -22,7 +22,7 @@ import {
 } from '../port.js';
 import { Bitset } from './bitset.js';
 import { deepFreeze } from '../../lib/freeze.js';
-import { cloneValue, compareValues, distinctValues, EMPTY_ARRAY_KEY, encodeKey, isPlainObject, keyValuesAt, valuesEqual } from './bson.js';
+import { cloneValue, compareValues, distinctValues, EMPTY_ARRAY_KEY, encodeKey, frozenCopy, isPlainObject, keyValuesAt, UndefinedInValue, valuesEqual } from './bson.js';
 import { ClauseCache } from './clause-cache.js';
 import { DateColumn } from './date-column.js';
 import { checkCount, checkFieldPath, checkSort, exprKey, isScalar, parseFilter, type Expr } from './filter.js';
@@ -406,8 +406,13 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     if (!isPlainObject(doc)) refuse(`${operation} needs a plain document.`);
     const id = (doc as { _id: unknown })._id;
     if (typeof id !== 'number' || !Number.isFinite(id)) refuse(`${operation} needs a document with a numeric _id.`);
-    assertNoUndefined(doc, 'document');
-    return deepFreeze(cloneValue(doc)) as unknown as StoredDoc;
+    try {
+      return frozenCopy(doc) as unknown as StoredDoc;
+    } catch (error) {
+      // The path is spelled out only for the refusal: building it for every field of every write costs.
+      if (error instanceof UndefinedInValue) refuseUndefined(doc, 'document');
+      throw error;
+    }
   }
 
   private store(stored: StoredDoc, entries: IndexEntries): void {
