@@ -447,10 +447,30 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     this.assertOpen();
     // The linked records of every listed page (`_id $in` a few ids) are slot look-ups: parsing and
     // planning such a filter cost more than reading the documents.
-    const ids = idLookup(query);
-    if (ids !== null) return this.byIds(ids) as unknown as T[];
+    const lookup = keyLookup(query);
+    if (lookup !== null) {
+      const ids = this.idsOf(lookup.field, lookup.values);
+      if (ids !== null) return this.byIds(ids) as unknown as T[];
+    }
     const expr = this.parse(query.filter);
     return this.read(() => this.page(expr, this.match(expr), query)) as unknown as T[];
+  }
+
+  /**
+   * The ids of the documents whose `field` equals one of the values, when `_id` or a single-field
+   * unique index (a slug) answers it by look-ups; null otherwise. The seed loader asks for hundreds
+   * of slugs per batch: planning such a list costs more than looking each one up.
+   */
+  private idsOf(field: string, values: ReadonlyArray<string | number>): number[] | null {
+    if (field === '_id') return values.filter((value): value is number => typeof value === 'number');
+    const index = this.uniqueIndexes.find((candidate) => candidate.fields.length === 1 && candidate.fields[0] === field);
+    if (index === undefined) return null;
+    const ids: number[] = [];
+    for (const value of values) {
+      const id = index.owners.get(encodeKey(value));
+      if (id !== undefined) ids.push(id);
+    }
+    return ids;
   }
 
   /** The stored documents with these ids, in natural (slot) order like any unsorted find. */
@@ -784,7 +804,12 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
  * with numbers, unsorted and unpaged — or null. Numeric ids are the only ones stored, and a number
  * matches exactly the stored id equal to it, so the slot map answers it as the planner would.
  */
-function idLookup(query: CompiledQuery): readonly number[] | null {
+/**
+ * The values of a filter that is one equality or `$in` on one top-level field, with plain strings
+ * and finite numbers only (their encoded key is what a unique index stores, and their equality is
+ * the matcher's), for an unsorted, unpaged find. Null for anything else.
+ */
+function keyLookup(query: CompiledQuery): { field: string; values: ReadonlyArray<string | number> } | null {
   if ((query.sort !== undefined && query.sort.length > 0) || query.skip || query.limit) return null;
   const filter = query.filter as Record<string, unknown>;
   let only: string | undefined;
@@ -792,14 +817,15 @@ function idLookup(query: CompiledQuery): readonly number[] | null {
     if (only !== undefined) return null;
     only = key;
   }
-  if (only !== '_id' || !Object.hasOwn(filter, '_id')) return null;
-  const value = filter._id;
-  if (typeof value === 'number') return [value];
+  if (only === undefined || only.startsWith('$') || !Object.hasOwn(filter, only)) return null;
+  const plain = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+  const value = filter[only];
+  if (plain(value)) return { field: only, values: [value] };
   if (!isPlainObject(value)) return null;
   const list = (value as Record<string, unknown>).$in;
   if (!Array.isArray(list) || Object.keys(value).length !== 1) return null;
-  for (const id of list) if (typeof id !== 'number') return null;
-  return list as number[];
+  for (const item of list) if (!plain(item)) return null;
+  return { field: only, values: list as Array<string | number> };
 }
 
 function hasText(expr: Expr): boolean {
