@@ -196,7 +196,8 @@ function walkField(field: string, value: unknown, where: string): Expr[] {
       conjuncts.push({ kind: 'cmp', field, op, value: scalar });
     } else if (LIST_OPERATORS.has(operator)) {
       if (!Array.isArray(argument)) refuse(`${at} needs an array.`);
-      const values = argument.map((element, i) => checkScalar(element, `${at}[${i}]`));
+      // The element's path is spelled out only for a refusal: a near-me filter lists thousands of venues.
+      const values = argument.map((element: unknown, i) => (isScalar(element) ? element : checkScalar(element, `${at}[${i}]`)));
       if (operator === '$all') {
         // MongoDB defines $all as an $and of equalities (so it also matches a scalar field), and
         // an empty $all matches nothing.
