@@ -666,7 +666,8 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
    * (same planning and refusals as `find`). The field is read the way an aggregation field path
    * (`'$a.b'`) reads it (see `expressionValueAt`); an array contributes its distinct elements, any
    * other value itself; null, missing and empty arrays contribute nothing. Values are grouped by
-   * BSON equality (numbers by value, Dates by time). Ascending BSON order, for determinism only, except with a listed `field $in` (see listedValueCounts).
+   * BSON equality (numbers by value, Dates by time). Ascending BSON order, for determinism only,
+   * except for a filter listing the field's values (see listedValueCounts).
    */
   async countValues(field: string, filter: Filter): Promise<Array<{ value: Scalar; count: number }>> {
     this.assertOpen();
