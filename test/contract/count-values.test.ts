@@ -329,6 +329,34 @@ describe.each(engineCases)('%s engine: countValues over an indexed field at scal
     await check(near);
   });
 
+  it('counts listed values right when a Date bound of the rest of the filter moves', async () => {
+    // The embedded engine carries counts over to a moved bound only when no document lies between.
+    const listed = [100, 101, 102, 103, 104, 105];
+    const hour = 3_600_000;
+    const base = Date.UTC(2026, 0, 1);
+    const check = async (from: number, to: number) => {
+      const filter = { $and: [{ startUtc: { $gte: new Date(from) } }, { startUtc: { $lte: new Date(to) } }, { venueId: { $in: listed } }] };
+      const want = expected('venueId', (e) => e.venueId !== null && listed.includes(e.venueId) && e.startUtc.getTime() >= from && e.startUtc.getTime() <= to);
+      expect(sortedByValue(await storage.events.countValues('venueId', filter))).toEqual(want);
+    };
+    const from = base + 100.5 * hour;
+    await check(from, base + 2000.5 * hour);
+    // No event starts within these moves (events start on the hour).
+    await check(from + 0.25 * hour, base + 2000.5 * hour);
+    await check(from + 0.25 * hour, base + 2000.75 * hour);
+    // These pass events by.
+    await check(from + 0.25 * hour, base + 2300.5 * hour);
+    await check(from + 40 * hour, base + 2300.5 * hour);
+    await check(from, base + 2000.5 * hour);
+    await check(base - 5 * hour, base + 5000 * hour);
+    // Two windows of one shape in turn, each moving a little (the default window and next week's
+    // under a status bound that moves every second).
+    for (let step = 0; step < 4; step++) {
+      await check(from + step * 0.1 * hour, base + 300.5 * hour);
+      await check(base + 1000.5 * hour, base + (1200.5 + step * 0.1) * hour);
+    }
+  });
+
   it('counts the other elements of an array field when the filter lists some of them', async () => {
     const listed = [3, 4];
     expect(sortedByValue(await storage.events.countValues('categoryIds', { $and: [{ status: 'publish' }, { categoryIds: { $in: listed } }] }))).toEqual(

@@ -131,7 +131,13 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
    * venues under the same date window again and again. Values are filled as they are asked for;
    * every write clears them all.
    */
-  private readonly listedCounts = new Map<string, { counts: Map<string | number, number>; complete: boolean }>();
+  private readonly listedCounts = new Map<string, ListedCounts>();
+  /**
+   * The latest listed counts per filter shape with its Date bounds left out (see dateBoundFamily):
+   * the status filter's `dateUtc <= now` moves every second, while the documents it matches only
+   * change when a scheduled post's date passes. Cleared with listedCounts.
+   */
+  private readonly listedFamilies = new Map<string, Array<{ bounds: Map<string, DateBound>; entry: ListedCounts }>>();
   private readonly planner: Planner;
 
   constructor(options: EmbeddedCollectionOptions) {
@@ -196,6 +202,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     for (const column of this.dateColumns.values()) column.set(slot, doc);
     this.cache.refresh(slot, doc);
     this.listedCounts.clear();
+    this.listedFamilies.clear();
   }
 
   // -------------------------------------------------------------------------
@@ -586,6 +593,31 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
   }
 
   /**
+   * Whether two filters of one family (see dateBoundFamily) match the same documents: no stored
+   * document holds a Date between any bound's two values (inclusive), and none an array there.
+   * One pass over the field's Date column per moved bound.
+   */
+  private sameDateMatches(before: ReadonlyMap<string, DateBound>, after: ReadonlyMap<string, DateBound>): boolean {
+    for (const [name, bound] of after) {
+      const previous = before.get(name);
+      if (previous === undefined) return false;
+      if (previous.time === bound.time) continue;
+      const column = this.dateColumn(bound.field);
+      if (column.arrays.count() > 0) return false;
+      const low = Math.min(previous.time, bound.time);
+      const high = Math.max(previous.time, bound.time);
+      const times = column.values;
+      const end = Math.min(times.length, this.nextSlot);
+      // NaN (no Date, or a free slot) compares false.
+      for (let slot = 0; slot < end; slot++) {
+        const time = times[slot]!;
+        if (time >= low && time <= high) return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * countValues for a filter with a `field $in [numbers or strings]` clause (see listedClause):
    * each listed value counted under the rest of the filter, through the value's index entries,
    * and remembered for the next call with the same rest (until a write). Null when the field has
@@ -599,10 +631,25 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     const key = `${field}\u0000${exprKey(listed.rest)}`;
     let memo = this.listedCounts.get(key);
     if (memo === undefined) {
-      memo = { counts: new Map(), complete: false };
+      const family = dateBoundFamily(listed.rest);
+      const familyKey = family === null ? '' : `${field}\u0000${family.key}`;
+      const members = family === null ? [] : (this.listedFamilies.get(familyKey) ?? []);
+      // The same filter with a moved Date bound matches the same documents when none holds a Date
+      // between the old bound and the new one: its counts carry over. Several date windows share
+      // a shape (the default one, next week's), so a family keeps a few members, newest last.
+      const reused = members.findLast((member) => this.sameDateMatches(member.bounds, family!.bounds));
+      memo = reused?.entry ?? { counts: new Map(), complete: false };
       this.listedCounts.set(key, memo);
       // Keys move with the clock (a status bound to the second): the oldest go first.
       if (this.listedCounts.size > MAX_LISTED_COUNTS) this.listedCounts.delete(this.listedCounts.keys().next().value!);
+      if (family !== null) {
+        const kept = members.filter((member) => member !== reused);
+        kept.push({ bounds: family.bounds, entry: memo });
+        if (kept.length > MAX_LISTED_COUNTS) kept.shift();
+        this.listedFamilies.delete(familyKey);
+        this.listedFamilies.set(familyKey, kept);
+        if (this.listedFamilies.size > MAX_LISTED_COUNTS) this.listedFamilies.delete(this.listedFamilies.keys().next().value!);
+      }
     }
     const counts = memo.counts;
     // Plain strings and numbers (no NaN): a Set and a Map key them by BSON equality.
@@ -895,6 +942,42 @@ function checkManyUpdate(update: ManyUpdate): { set: Array<[string, unknown]>; p
   }
   return { set, pull };
 }
+
+interface ListedCounts {
+  counts: Map<string | number, number>;
+  /** Every value's count is in `counts` (one pass over the index counted them all). */
+  complete: boolean;
+}
+
+interface DateBound {
+  field: string;
+  time: number;
+}
+
+const RANGE_OPERATORS: ReadonlySet<string> = new Set(['$lt', '$lte', '$gt', '$gte']);
+
+/**
+ * A filter's shape with the Date operands of its range comparisons left out (the key), and those
+ * bounds by field and operator. Null when there are none, when one field and operator occur twice
+ * (the bounds could not be paired), or for a dotted field (no Date column).
+ */
+function dateBoundFamily(expr: Expr): { key: string; bounds: Map<string, DateBound> } | null {
+  const bounds = new Map<string, DateBound>();
+  let pairable = true;
+  const mask = (node: Expr): Expr => {
+    if (node.kind === 'and' || node.kind === 'or' || node.kind === 'nor') return { kind: node.kind, children: node.children.map(mask) };
+    if (node.kind !== 'cmp' || !(node.value instanceof Date) || !RANGE_OPERATORS.has(node.op)) return node;
+    const name = `${node.field}\u0000${node.op}`;
+    if (bounds.has(name) || node.field.includes('.')) pairable = false;
+    bounds.set(name, { field: node.field, time: node.value.getTime() });
+    return { ...node, value: DATE_PLACEHOLDER };
+  };
+  const masked = mask(expr);
+  return pairable && bounds.size > 0 ? { key: exprKey(masked), bounds } : null;
+}
+
+/** Stands for every Date bound in a family's key. */
+const DATE_PLACEHOLDER = new Date(0);
 
 /**
  * A top-level `field $in [numbers or strings]` clause of a conjunction, and the conjunction
