@@ -82,21 +82,27 @@ function sortKey(doc: StoredDoc, field: string, direction: 1 | -1): unknown {
 
 /** Ranks the matches by the sort keys, ties in natural (slot) order, and returns positions [skip, end). */
 function rankSlots(docs: OrderingHost['docs'], matches: MatchSet, sort: Sort, skip: number, end: number): number[] {
-  const keyed: Array<{ slot: number; keys: unknown[] }> = [];
-  matches.forEach((slot) => {
-    const doc = docs[slot]!;
-    keyed.push({ slot, keys: sort.map(([field, direction]) => sortKey(doc, field, direction)) });
-  });
-  const compare = (a: { slot: number; keys: unknown[] }, b: { slot: number; keys: unknown[] }): number => {
+  type Keyed = { slot: number; keys: unknown[] };
+  const compare = (a: Keyed, b: Keyed): number => {
     for (let i = 0; i < sort.length; i++) {
       const c = compareValues(a.keys[i], b.keys[i]);
       if (c !== 0) return c * sort[i]![1];
     }
     return a.slot - b.slot;
   };
-  if (end * 4 >= keyed.length) return keyed.sort(compare).slice(skip, end).map((k) => k.slot);
-  // Only the first `end` matter: keep them in a max-heap of that size.
-  const heap: typeof keyed = [];
+  const keysOf = (doc: StoredDoc, into: unknown[]): unknown[] => {
+    for (let i = 0; i < sort.length; i++) into[i] = sortKey(doc, sort[i]![0], sort[i]![1]);
+    return into;
+  };
+  if (end * 4 >= matches.size) {
+    const keyed: Keyed[] = [];
+    matches.forEach((slot) => void keyed.push({ slot, keys: keysOf(docs[slot]!, []) }));
+    return keyed.sort(compare).slice(skip, end).map((k) => k.slot);
+  }
+  // Only the first `end` matter: keep them in a max-heap of that size. A match is keyed into a
+  // scratch entry and copied only when it enters the heap (the evicted entry is reused), so a
+  // page out of many thousands of matches allocates for the page, not for every match.
+  const heap: Keyed[] = [];
   const up = (i: number): void => {
     while (i > 0) {
       const parent = (i - 1) >> 1;
@@ -117,15 +123,20 @@ function rankSlots(docs: OrderingHost['docs'], matches: MatchSet, sort: Sort, sk
       i = largest;
     }
   };
-  for (const item of keyed) {
+  const scratch: Keyed = { slot: 0, keys: new Array<unknown>(sort.length) };
+  matches.forEach((slot) => {
+    scratch.slot = slot;
+    keysOf(docs[slot]!, scratch.keys);
     if (heap.length < end) {
-      heap.push(item);
+      heap.push({ slot, keys: [...scratch.keys] });
       up(heap.length - 1);
-    } else if (compare(item, heap[0]!) < 0) {
-      heap[0] = item;
+    } else if (compare(scratch, heap[0]!) < 0) {
+      const evicted = heap[0]!;
+      evicted.slot = slot;
+      for (let i = 0; i < sort.length; i++) evicted.keys[i] = scratch.keys[i];
       down(0);
     }
-  }
+  });
   return heap.sort(compare).slice(skip).map((k) => k.slot);
 }
 
