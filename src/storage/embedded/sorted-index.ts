@@ -66,6 +66,15 @@ function leadingKey(value: unknown): string | number {
   return typeof value === 'number' ? (value === 0 ? 0 : value) : encodeKey(value);
 }
 
+/** A non-empty array of strings and numbers other than NaN. */
+function plainElements(value: object): boolean {
+  if (!Array.isArray(value) || value.length === 0) return false;
+  for (const element of value) {
+    if (typeof element !== 'string' && (typeof element !== 'number' || element !== element)) return false;
+  }
+  return true;
+}
+
 export class SortedIndex {
   readonly name: string;
   readonly fields: readonly string[];
@@ -116,17 +125,35 @@ export class SortedIndex {
   /** The distinct key tuples a document contributes. */
   tuplesOf(doc: unknown): unknown[][] {
     // Scalars in every top-level field (no arrays, no embedded documents): one tuple, read directly.
+    // One of them may hold a non-empty array of strings and numbers (category, tag and organizer
+    // ids): a tuple per distinct element, without the general path's encoded keys.
     if (this.topLevel && isPlainObject(doc)) {
       const tuple: unknown[] = [];
-      for (const field of this.fields) {
-        const value = doc[field];
+      let arrayAt = -1;
+      for (let c = 0; c < this.fields.length; c++) {
+        const value = doc[this.fields[c]!];
         if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
-          tuple.length = 0;
-          break;
+          if (arrayAt !== -1 || !plainElements(value)) {
+            arrayAt = -2;
+            break;
+          }
+          arrayAt = c;
         }
         tuple.push(value === undefined ? null : value);
       }
-      if (tuple.length === this.fields.length) return [tuple];
+      if (arrayAt === -1) return [tuple];
+      if (arrayAt >= 0) {
+        const elements = tuple[arrayAt] as ReadonlyArray<string | number>;
+        const tuples: unknown[][] = [];
+        for (let i = 0; i < elements.length; i++) {
+          // Strict equality is BSON equality here (no NaN; -0 and 0 are one key).
+          if (elements.indexOf(elements[i]!) < i) continue;
+          const copy = tuple.slice();
+          copy[arrayAt] = elements[i];
+          tuples.push(copy);
+        }
+        return tuples;
+      }
     }
     let tuples: unknown[][] = [[]];
     for (const field of this.fields) {
