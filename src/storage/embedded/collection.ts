@@ -133,9 +133,10 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
    */
   private readonly listedCounts = new Map<string, ListedCounts>();
   /**
-   * The latest listed counts per filter shape with its Date bounds left out (see dateBoundFamily):
-   * the status filter's `dateUtc <= now` moves every second, while the documents it matches only
-   * change when a scheduled post's date passes. Cleared with listedCounts.
+   * The last few listed counts per filter shape with its Date bounds left out (see
+   * dateBoundFamily), with their bounds: the status filter's `dateUtc <= now` moves every second,
+   * while the documents it matches only change when a scheduled post's date passes. Cleared with
+   * listedCounts.
    */
   private readonly listedFamilies = new Map<string, Array<{ bounds: Map<string, DateBound>; entry: ListedCounts }>>();
   private readonly planner: Planner;
