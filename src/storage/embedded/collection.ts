@@ -36,6 +36,12 @@ import { ValuePostings } from './value-postings.js';
 
 /** Filters whose per-value counts are remembered at once (see listedCounts). */
 const MAX_LISTED_COUNTS = 16;
+/**
+ * Filter shapes, and members per shape, kept for carrying counts over (see listedFamilies): a
+ * complete member holds a count per venue (20,000 at a million events), so at most 32 are kept.
+ */
+const MAX_LISTED_FAMILIES = 8;
+const MAX_FAMILY_MEMBERS = 4;
 /** Values to count past which one pass over the index (of this many entries per value) beats two seeks each. */
 const FULL_PASS_VALUES = 1_000;
 
@@ -646,10 +652,10 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       if (family !== null) {
         const kept = members.filter((member) => member !== reused);
         kept.push({ bounds: family.bounds, entry: memo });
-        if (kept.length > MAX_LISTED_COUNTS) kept.shift();
+        if (kept.length > MAX_FAMILY_MEMBERS) kept.shift();
         this.listedFamilies.delete(familyKey);
         this.listedFamilies.set(familyKey, kept);
-        if (this.listedFamilies.size > MAX_LISTED_COUNTS) this.listedFamilies.delete(this.listedFamilies.keys().next().value!);
+        if (this.listedFamilies.size > MAX_LISTED_FAMILIES) this.listedFamilies.delete(this.listedFamilies.keys().next().value!);
       }
     }
     const counts = memo.counts;
