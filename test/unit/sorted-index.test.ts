@@ -4,6 +4,7 @@
  * the entries a plain sorted list holds, in BSON order with ties by _id.
  */
 import { describe, expect, it } from 'vitest';
+import { Bitset } from '../../src/storage/embedded/bitset.js';
 import { compareValues } from '../../src/storage/embedded/bson.js';
 import { SortedIndex } from '../../src/storage/embedded/sorted-index.js';
 import { random } from '../helpers/random.js';
@@ -98,6 +99,28 @@ describe('SortedIndex: deferred placement of added entries', () => {
     index.add(1, 1, { a: [1, 2], b: 'z' });
     index.add(2, 2, { a: 3, b: 'z' });
     expect(index.arrayDocs).toEqual([1, 0]);
+    // Added documents key missing fields as null too (the scalar path pushes components directly).
+    const added = new SortedIndex('a_b', ['a', 'b']);
+    added.add(1, 1, { b: 'z' });
+    added.add(2, 2, { a: undefined, b: 'y' });
+    added.add(3, 3, { a: 1 });
+    expect(added.leadingValues()).toEqual(expect.arrayContaining([null, 1]));
+    expect(added.leadingValues()).not.toContain(undefined);
+    const slots: number[] = [];
+    added.collect(added.seek([null], false), added.seek([null], true), slots);
+    expect(slots).toEqual([2, 1]);
+    const withB: number[] = [];
+    added.collect(added.seek([1, null], false), added.seek([1, null], true), withB);
+    expect(withB).toEqual([3]);
+    // The stored key components themselves are null, as a walk reads them.
+    const all = new Bitset();
+    for (const slot of [1, 2, 3]) all.add(slot);
+    for (const component of [0, 1]) {
+      const read: unknown[] = [];
+      for (const cursor = added.cursor(0, added.size, 1, component, all); !cursor.done; cursor.next()) read.push(cursor.value);
+      expect(read).not.toContain(undefined);
+      expect(read.filter((value) => value === null)).toHaveLength(component === 0 ? 2 : 1);
+    }
   });
 
   it('answers leading values and counts of a unique index from its entries', () => {

@@ -169,8 +169,18 @@ export class SortedIndex {
   }
 
   add(slot: number, id: number, doc: unknown): void {
-    this.countArrays(doc, 1);
     const pending = this.pending;
+    // Scalars in every top-level field (most documents of most indexes): one entry, its key
+    // components pushed as they are read, without a tuple array (a bulk load adds millions).
+    if (this.topLevel && isPlainObject(doc) && this.scalarsIn(doc)) {
+      for (let c = 0; c < this.fields.length; c++) pending.keys[c]!.push(doc[this.fields[c]!] ?? null);
+      this.countLeading(doc[this.fields[0]!] ?? null, 1);
+      this.total += 1;
+      pending.ids.push(id);
+      pending.slots.push(slot);
+      return;
+    }
+    this.countArrays(doc, 1);
     for (const tuple of this.tuplesOf(doc)) {
       this.countLeading(tuple[0], 1);
       this.total += 1;
@@ -277,6 +287,15 @@ export class SortedIndex {
     for (const id of pending.ids) entries.ids.push(id);
     for (const slot of pending.slots) entries.slots.push(slot);
     this.fill(entries);
+  }
+
+  /** Whether every indexed top-level field holds a scalar (or nothing): no array, no embedded document. */
+  private scalarsIn(doc: Record<string, unknown>): boolean {
+    for (let c = 0; c < this.fields.length; c++) {
+      const value = doc[this.fields[c]!];
+      if (typeof value === 'object' && value !== null && !(value instanceof Date)) return false;
+    }
+    return true;
   }
 
   private countArrays(doc: unknown, delta: number): void {
