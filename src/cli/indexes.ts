@@ -36,7 +36,6 @@ export interface IndexesArgs extends IndexSyncMode {
   help: boolean;
 }
 
-
 export function parseIndexesArgs(argv: readonly string[]): IndexesArgs {
   const args: IndexesArgs = { check: false, recreate: false, dropUnknown: false, help: false };
   for (const arg of argv) {

@@ -49,7 +49,6 @@ export interface SeedArgs {
   batchSize?: number;
 }
 
-
 export function parseSeedArgs(argv: readonly string[]): SeedArgs {
   const args: SeedArgs = { paths: [], dryRun: false, prune: false, yes: false, help: false };
   const positive = (flag: string, value: string | undefined): number => {

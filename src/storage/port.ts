@@ -229,18 +229,18 @@ export type IndexSet = { [K in CollectionName]: IndexDefinition[] };
 // Collections and storage
 // ---------------------------------------------------------------------------
 
-/**
- * Documents a collection returns are read-only values: the embedded engine hands out its stored
- * (deeply frozen) documents without copying them, so callers build new objects instead of editing
- * the ones they read. A changed document is a new object, so derived values may be memoised per
- * document object (see `src/serialize/memo.ts`).
- */
 /** A document `insertMany` did not store: its position in the list and the unique index it violated. */
 export interface InsertManyFailure {
   index: number;
   error: DuplicateKeyError;
 }
 
+/**
+ * Documents a collection returns are read-only values: the embedded engine hands out its stored
+ * (deeply frozen) documents without copying them, so callers build new objects instead of editing
+ * the ones they read. A changed document is a new object, so derived values may be memoised per
+ * document object (see `src/serialize/memo.ts`).
+ */
 export interface Collection<T extends { _id: number }> {
   /** Insert a new document. Throws DuplicateKeyError when a unique index is violated. */
   insertOne(doc: T): Promise<void>;
