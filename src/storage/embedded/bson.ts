@@ -160,6 +160,14 @@ function collect(value: unknown, segments: readonly string[], index: number, out
   out.push(null);
 }
 
+/**
+ * A string or a number other than NaN: its own index key up to type (a Map or Set keys it by BSON
+ * equality, -0 and 0 as one), and `===` compares it as MongoDB does. Look-up shortcuts take these.
+ */
+export function isPlainKey(value: unknown): value is string | number {
+  return typeof value === 'string' || (typeof value === 'number' && value === value);
+}
+
 /** A string that is equal for exactly the values MongoDB's index considers equal. */
 export function encodeKey(value: KeyValue): string {
   if (value === EMPTY_ARRAY_KEY) return 'u';

@@ -22,7 +22,7 @@ import {
 } from '../port.js';
 import { Bitset } from './bitset.js';
 import { deepFreeze } from '../../lib/freeze.js';
-import { cloneValue, compareValues, distinctValues, EMPTY_ARRAY_KEY, encodeKey, frozenCopy, isPlainObject, keyValuesAt, UndefinedInValue, valuesEqual } from './bson.js';
+import { cloneValue, compareValues, distinctValues, EMPTY_ARRAY_KEY, encodeKey, frozenCopy, isPlainKey, isPlainObject, keyValuesAt, UndefinedInValue, valuesEqual } from './bson.js';
 import { ClauseCache } from './clause-cache.js';
 import { DateColumn } from './date-column.js';
 import { checkCount, checkFieldPath, checkSort, exprKey, isScalar, parseFilter, type Expr } from './filter.js';
@@ -160,7 +160,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       },
       slotOfId: (id) => this.slots.get(id),
       uniqueOwner: (field) => {
-        const index = this.uniqueIndexes.find((candidate) => candidate.fields.length === 1 && candidate.fields[0] === field);
+        const index = this.uniqueIndexOn(field);
         return index === undefined ? undefined : (key) => index.owners.get(key);
       },
       sortedIndexes: this.sortedIndexes,
@@ -477,7 +477,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
    */
   private idsOf(field: string, values: ReadonlyArray<string | number>): number[] | null {
     if (field === '_id') return values.filter((value): value is number => typeof value === 'number');
-    const index = this.uniqueIndexes.find((candidate) => candidate.fields.length === 1 && candidate.fields[0] === field);
+    const index = this.uniqueIndexOn(field);
     if (index === undefined) return null;
     const ids: number[] = [];
     for (const value of values) {
@@ -485,6 +485,11 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       if (id !== undefined) ids.push(id);
     }
     return ids;
+  }
+
+  /** The single-field unique index on `field` (a slug's), if there is one: its key map names each value's owner. */
+  private uniqueIndexOn(field: string): UniqueIndex | undefined {
+    return this.uniqueIndexes.find((candidate) => candidate.fields.length === 1 && candidate.fields[0] === field);
   }
 
   /** The stored documents with these ids, in natural (slot) order like any unsorted find. */
@@ -875,13 +880,12 @@ function keyLookup(query: CompiledQuery): { field: string; values: ReadonlyArray
     only = key;
   }
   if (only === undefined || only.startsWith('$') || !Object.hasOwn(filter, only)) return null;
-  const plain = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
   const value = filter[only];
-  if (plain(value)) return { field: only, values: [value] };
+  if (isPlainKey(value)) return { field: only, values: [value] };
   if (!isPlainObject(value)) return null;
   const list = (value as Record<string, unknown>).$in;
   if (!Array.isArray(list) || Object.keys(value).length !== 1) return null;
-  for (const item of list) if (!plain(item)) return null;
+  for (const item of list) if (!isPlainKey(item)) return null;
   return { field: only, values: list as Array<string | number> };
 }
 
@@ -997,7 +1001,7 @@ function listedClause(expr: Expr, field: string): { values: Scalar[]; rest: Expr
       child.kind === 'in' &&
       child.field === field &&
       !child.negated &&
-      child.values.every((value) => typeof value === 'string' || (typeof value === 'number' && !Number.isNaN(value))),
+      child.values.every(isPlainKey),
   );
   if (at < 0) return null;
   const clause = expr.children[at] as Extract<Expr, { kind: 'in' }>;

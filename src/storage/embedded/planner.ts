@@ -10,7 +10,7 @@
  */
 import { type Scalar } from '../port.js';
 import { Bitset } from './bitset.js';
-import { compareValues, encodeKey, typeRank } from './bson.js';
+import { compareValues, encodeKey, isPlainKey, typeRank } from './bson.js';
 import { type CachedClause, type ClauseCache } from './clause-cache.js';
 import { exprKey, type Expr } from './filter.js';
 import { type GeoIndex } from './geo-index.js';
@@ -641,9 +641,9 @@ export class Planner {
     } else return null;
 
     // Equality on a unique field (a slug): one map lookup per value instead of two seeks. Only
-    // strings and finite numbers, whose encoded key is exactly what the index stores.
+    // plain keys, whose encoded key is exactly what the index stores.
     const owner = values === null ? undefined : host.uniqueOwner(expr.field);
-    if (owner !== undefined && values!.every((value) => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))) {
+    if (owner !== undefined && values!.every(isPlainKey)) {
       const slots = new Set<number>();
       for (const value of values!) {
         const id = owner(encodeKey(value));

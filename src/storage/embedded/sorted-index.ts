@@ -7,7 +7,7 @@
  * lets an ordered walk serve `sort: [[field, d], ['_id', d]]` directly.
  */
 import { type Bitset } from './bitset.js';
-import { compareValues, distinctValues, encodeKey, isPlainObject, keyValuesAt, typeRank } from './bson.js';
+import { compareValues, distinctValues, encodeKey, isPlainKey, isPlainObject, keyValuesAt, typeRank } from './bson.js';
 
 /** Blocks split when they grow past this; bulk builds fill them half-way so inserts stay cheap. */
 const MAX_BLOCK = 512;
@@ -66,13 +66,9 @@ function leadingKey(value: unknown): string | number {
   return typeof value === 'number' ? (value === 0 ? 0 : value) : encodeKey(value);
 }
 
-/** A non-empty array of strings and numbers other than NaN. */
+/** A non-empty array of plain keys (strings and numbers other than NaN). */
 function plainElements(value: object): boolean {
-  if (!Array.isArray(value) || value.length === 0) return false;
-  for (const element of value) {
-    if (typeof element !== 'string' && (typeof element !== 'number' || element !== element)) return false;
-  }
-  return true;
+  return Array.isArray(value) && value.length > 0 && value.every(isPlainKey);
 }
 
 export class SortedIndex {
@@ -169,24 +165,28 @@ export class SortedIndex {
   }
 
   add(slot: number, id: number, doc: unknown): void {
-    const pending = this.pending;
+    this.append(this.pending, slot, id, doc);
+  }
+
+  /** Appends a document's entries to `into` (column by column) and counts them in `total`, `leading` and `arrayDocs`. */
+  private append(into: Block, slot: number, id: number, doc: unknown): void {
     // Scalars in every top-level field (most documents of most indexes): one entry, its key
     // components pushed as they are read, without a tuple array (a bulk load adds millions).
     if (this.topLevel && isPlainObject(doc) && this.scalarsIn(doc)) {
-      for (let c = 0; c < this.fields.length; c++) pending.keys[c]!.push(doc[this.fields[c]!] ?? null);
+      for (let c = 0; c < this.fields.length; c++) into.keys[c]!.push(doc[this.fields[c]!] ?? null);
       this.countLeading(doc[this.fields[0]!] ?? null, 1);
       this.total += 1;
-      pending.ids.push(id);
-      pending.slots.push(slot);
+      into.ids.push(id);
+      into.slots.push(slot);
       return;
     }
     this.countArrays(doc, 1);
     for (const tuple of this.tuplesOf(doc)) {
       this.countLeading(tuple[0], 1);
       this.total += 1;
-      for (let c = 0; c < tuple.length; c++) pending.keys[c]!.push(tuple[c]);
-      pending.ids.push(id);
-      pending.slots.push(slot);
+      for (let c = 0; c < tuple.length; c++) into.keys[c]!.push(tuple[c]);
+      into.ids.push(id);
+      into.slots.push(slot);
     }
   }
 
@@ -201,17 +201,9 @@ export class SortedIndex {
     const entries = this.emptyColumns();
     this.arrayDocs.fill(0);
     this.leading.clear();
+    this.total = 0;
     this.pending = this.emptyColumns();
-    for (const { slot, id, doc } of docs) {
-      this.countArrays(doc, 1);
-      for (const tuple of this.tuplesOf(doc)) {
-        this.countLeading(tuple[0], 1);
-        for (let c = 0; c < tuple.length; c++) entries.keys[c]!.push(tuple[c]);
-        entries.ids.push(id);
-        entries.slots.push(slot);
-      }
-    }
-    this.total = entries.ids.length;
+    for (const { slot, id, doc } of docs) this.append(entries, slot, id, doc);
     this.fill(entries);
   }
 
@@ -278,14 +270,11 @@ export class SortedIndex {
       return;
     }
     const entries = this.emptyColumns();
-    for (const block of this.blocks) {
+    for (const block of [...this.blocks, pending]) {
       for (let c = 0; c < block.keys.length; c++) for (const value of block.keys[c]!) entries.keys[c]!.push(value);
       for (const id of block.ids) entries.ids.push(id);
       for (const slot of block.slots) entries.slots.push(slot);
     }
-    for (let c = 0; c < pending.keys.length; c++) for (const value of pending.keys[c]!) entries.keys[c]!.push(value);
-    for (const id of pending.ids) entries.ids.push(id);
-    for (const slot of pending.slots) entries.slots.push(slot);
     this.fill(entries);
   }
 
