@@ -52,7 +52,7 @@ function wrapStorage(inner: Storage, intercept: Intercept): Storage {
     engine: inner.engine,
     reason: inner.reason,
     ...(collections as Pick<Storage, CollectionName>),
-    nextId: (sequence) => intercept('nextId', () => inner.nextId(sequence)) as Promise<number>,
+    nextId: (sequence, count) => intercept('nextId', () => inner.nextId(sequence, count)) as Promise<number>,
     ping: () => intercept('ping', () => inner.ping()) as Promise<void>,
     ensureIndexes: () => inner.ensureIndexes(),
     close: () => inner.close(),

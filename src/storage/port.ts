@@ -130,6 +130,11 @@ export const COLLECTION_NAMES = ['events', 'venues', 'organizers', 'categories',
 /** Two id sequences, like WordPress: posts (events, venues, organizers) and terms (categories, tags). */
 export type SequenceName = 'posts' | 'terms';
 
+/** Every engine's `nextId` refuses a count that is not a positive safe integer (a caller's bug, not bad input). */
+export function assertIdCount(count: number): void {
+  if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`nextId needs a positive whole count of ids, got ${String(count)}`);
+}
+
 // ---------------------------------------------------------------------------
 // Queries: a closed subset of MongoDB's query language, implemented by both engines
 // ---------------------------------------------------------------------------
@@ -321,8 +326,12 @@ export interface Storage {
   readonly organizers: Collection<OrganizerDoc>;
   readonly categories: Collection<CategoryDoc>;
   readonly tags: Collection<TagDoc>;
-  /** Next id of a sequence (atomic; never reused). */
-  nextId(sequence: SequenceName): Promise<number>;
+  /**
+   * Reserves `count` (default 1) consecutive ids of a sequence and returns the first (atomic; never
+   * reused). A bulk write reserves its ids in one call: one round trip instead of one per record.
+   * A count that is not a positive safe integer throws.
+   */
+  nextId(sequence: SequenceName, count?: number): Promise<number>;
   /** Create the indexes of `indexes/` (idempotent). Must complete before the server listens. */
   ensureIndexes(): Promise<void>;
   /** Resolves when storage answers; rejects with StorageUnavailableError otherwise. */

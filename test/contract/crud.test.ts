@@ -290,6 +290,17 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
     expect(await storage.nextId('posts')).toBe(26);
   });
 
+  it('reserves a block of consecutive ids in one call, and refuses a count that is not a positive whole number', async () => {
+    expect(await storage.nextId('posts', 1000)).toBe(1);
+    expect(await storage.nextId('posts')).toBe(1001);
+    const blocks = await Promise.all([storage.nextId('posts', 3), storage.nextId('posts', 5), storage.nextId('terms', 2)]);
+    const posts = [blocks[0], blocks[0] + 1, blocks[0] + 2, ...Array.from({ length: 5 }, (_, k) => blocks[1] + k)];
+    expect(posts.sort((a, b) => a - b)).toEqual(Array.from({ length: 8 }, (_, k) => 1002 + k));
+    expect(blocks[2]).toBe(1);
+    for (const count of [0, -1, 1.5, Number.NaN]) await expect(storage.nextId('posts', count)).rejects.toThrow(/count/);
+    expect(await storage.nextId('posts')).toBe(1010);
+  });
+
   it('ensureIndexes is idempotent and ping resolves', async () => {
     await storage.ensureIndexes();
     await storage.ensureIndexes();

@@ -111,6 +111,18 @@ describe('durable storage: restore', () => {
     expect(await restored.venues.count({ location: { $geoWithin: { $centerSphere: [[13.4, 52.5], 0.001] } } })).toBe(1);
   });
 
+  it('keeps a reserved block of ids reserved after a restart, though no document used them', async () => {
+    const dir = await tempDir();
+    const storage = await openTracked(dir);
+    const first = await storage.nextId('posts', 500);
+    await storage.nextId('terms', 7);
+    await storage.close();
+
+    const restored = await openTracked(dir);
+    expect(await restored.nextId('posts')).toBe(first + 500);
+    expect(await restored.nextId('terms')).toBe(8);
+  });
+
   it('keeps values JSON cannot carry as they were', async () => {
     const dir = await tempDir();
     const storage = await openTracked(dir);

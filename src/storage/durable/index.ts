@@ -26,6 +26,7 @@ import { join, resolve } from 'node:path';
 import { StorageUnavailableError } from '../../errors.js';
 import { createEmbeddedStorage } from '../embedded/index.js';
 import {
+  assertIdCount,
   COLLECTION_NAMES,
   type Collection,
   type CollectionName,
@@ -493,13 +494,15 @@ function createDurable(parts: DurableParts): DurableStorage {
     organizers: wrapCollection('organizers', inner.organizers),
     categories: wrapCollection('categories', inner.categories),
     tags: wrapCollection('tags', inner.tags),
-    async nextId(sequence) {
+    async nextId(sequence, count = 1) {
       assertUsable();
-      const value = (counters.get(sequence) ?? 0) + 1;
-      counters.set(sequence, value);
-      // Not awaited: see the module comment.
-      void wal.append([seqRecord(sequence, value)]);
-      return value;
+      assertIdCount(count);
+      const first = (counters.get(sequence) ?? 0) + 1;
+      const last = first + count - 1;
+      counters.set(sequence, last);
+      // Not awaited: see the module comment. The record holds the last id reserved.
+      void wal.append([seqRecord(sequence, last)]);
+      return first;
     },
     async ensureIndexes() {
       assertUsable();

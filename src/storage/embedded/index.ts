@@ -4,6 +4,7 @@
  */
 import { StorageUnavailableError } from '../../errors.js';
 import {
+  assertIdCount,
   COLLECTION_NAMES,
   type CategoryDoc,
   type CollectionName,
@@ -53,11 +54,12 @@ export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage 
     organizers,
     categories,
     tags,
-    async nextId(sequence) {
+    async nextId(sequence, count = 1) {
       assertOpen();
-      const next = (sequences.get(sequence) ?? 0) + 1;
-      sequences.set(sequence, next);
-      return next;
+      assertIdCount(count);
+      const first = (sequences.get(sequence) ?? 0) + 1;
+      sequences.set(sequence, first + count - 1);
+      return first;
     },
     async ensureIndexes() {
       assertOpen();
