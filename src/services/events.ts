@@ -72,6 +72,23 @@ export interface EventsServiceDeps {
 /** A linked record named in an event write: an existing id, or one to create once all is valid. */
 type LinkRef = { id: number } | { create: Record<string, unknown>; description: string | undefined };
 
+/** The linked records of a write, resolved (undefined: the write leaves that link alone). */
+interface EventLinks {
+  venue: LinkRef | null | undefined;
+  organizers: LinkRef[] | undefined;
+  categories: TermRef[] | undefined;
+  tags: TermRef[] | undefined;
+}
+
+/** A write's references as resolveLinks reads them; `postParent` null unlinks. */
+interface ResolvedLinks {
+  links: EventLinks;
+  postParent: number | null | undefined;
+}
+
+/** Ids of linked records known to exist, read for a batch of creates (createDocs). */
+type KnownIds = Record<'venues' | 'organizers' | 'categories' | 'tags' | 'events', Set<number>>;
+
 /** Input of a write: a create body, or a patch (which may carry a password on id routes). */
 type EventInput = Partial<EventCreate> & Pick<EventPatchById, 'password'>;
 
@@ -152,6 +169,14 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   async function resolve(input: EventInput, current: EventDoc | null, caller: Caller) {
     const errors = new ParamErrors();
     const at = now();
+    const set = resolveFields(input, current, errors, at);
+    const { links, postParent } = await resolveLinks(input, current, errors);
+    completeResolved(input, current, caller, set, postParent, errors, at);
+    return { set, links };
+  }
+
+  /** The stored fields of a write's own values (references aside), each checked; problems go to `errors`. */
+  function resolveFields(input: EventInput, current: EventDoc | null, errors: ParamErrors, at: Date): Partial<EventDoc> {
     const set: Partial<EventDoc> = {};
 
     if (input.title !== undefined) {
@@ -221,15 +246,107 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     if (input.featured !== undefined) set.featured = toBool(input.featured);
     if (input.ticketed !== undefined) set.ticketed = toBool(input.ticketed);
     if (input.password !== undefined) set.password = input.password === '' ? null : input.password;
+    return set;
+  }
 
-    // References: every id must exist (design §9.3).
-    const [venueId, organizerIds, categoryIds, tagIds, postParent] = await Promise.all([
+  /** References: every id must exist (design §9.3); problems go to `errors`. */
+  async function resolveLinks(input: EventInput, current: EventDoc | null, errors: ParamErrors): Promise<ResolvedLinks> {
+    const [venue, organizerRefs, categoryRefs, tagRefs, postParent] = await Promise.all([
       input.venue === undefined ? undefined : resolveVenue(input.venue, errors),
       input.organizer === undefined ? undefined : resolveOrganizers(input.organizer, errors),
       input.categories === undefined ? undefined : categories.resolveForEvent(input.categories, errors),
       input.tags === undefined ? undefined : tags.resolveForEvent(input.tags, errors),
       input.post_parent === undefined ? undefined : resolveParent(input.post_parent, current, errors),
     ]);
+    return { links: { venue, organizers: organizerRefs, categories: categoryRefs, tags: tagRefs }, postParent };
+  }
+
+  /**
+   * The references of a create whose linked records are all named by ids of `known` (records read
+   * for the whole batch): what resolveLinks would resolve, without a storage call each. Undefined
+   * when any reference needs storage (a slug, a name, a nested record, an id not in `known`):
+   * resolveLinks decides those, errors included.
+   */
+  function knownLinks(input: EventCreate, known: KnownIds): ResolvedLinks | undefined {
+    const links: EventLinks = { venue: undefined, organizers: undefined, categories: undefined, tags: undefined };
+    if (input.venue !== undefined) {
+      const single = venueItem(input.venue);
+      if (single === undefined || isEmptyLink(single)) links.venue = null;
+      else {
+        const id = toId(single);
+        if (id === null || !known.venues.has(id)) return undefined;
+        links.venue = { id };
+      }
+    }
+    if (input.organizer !== undefined) {
+      links.organizers = [];
+      for (const item of organizerItems(input.organizer)) {
+        if (isEmptyLink(item)) continue;
+        const id = toId(item);
+        if (id === null || !known.organizers.has(id)) return undefined;
+        links.organizers.push({ id });
+      }
+    }
+    for (const taxonomy of ['categories', 'tags'] as const) {
+      const value = input[taxonomy];
+      if (value === undefined) continue;
+      const refs: TermRef[] = [];
+      for (const item of toList(value)) {
+        if (typeof item === 'string' && item.trim() === '') continue;
+        const id = toId(item);
+        if (id === null || !known[taxonomy].has(id)) return undefined;
+        refs.push({ id });
+      }
+      links[taxonomy] = refs;
+    }
+    let postParent: number | null | undefined;
+    if (input.post_parent !== undefined) {
+      if (isNoParent(input.post_parent)) postParent = null;
+      else {
+        const id = toId(input.post_parent);
+        if (id === null || !known.events.has(id)) return undefined;
+        postParent = id;
+      }
+    }
+    return { links, postParent };
+  }
+
+  /** Ids of the records a batch of creates names by id that exist: one query per collection. */
+  async function knownIdsOf(inputs: readonly EventCreate[]): Promise<KnownIds> {
+    const named: Record<keyof KnownIds, Set<number>> = { venues: new Set(), organizers: new Set(), categories: new Set(), tags: new Set(), events: new Set() };
+    const note = (collection: keyof KnownIds, item: unknown) => {
+      const id = toId(item);
+      if (id !== null) named[collection].add(id);
+    };
+    for (const input of inputs) {
+      if (input.venue !== undefined) note('venues', venueItem(input.venue));
+      if (input.organizer !== undefined) for (const item of organizerItems(input.organizer)) note('organizers', item);
+      if (input.categories !== undefined) for (const item of toList(input.categories)) note('categories', item);
+      if (input.tags !== undefined) for (const item of toList(input.tags)) note('tags', item);
+      if (input.post_parent !== undefined) note('events', input.post_parent);
+    }
+    const existing = async (collection: keyof KnownIds): Promise<Set<number>> => {
+      const ids = [...named[collection]];
+      if (ids.length === 0) return new Set();
+      const docs: Array<{ _id: number }> = await storage[collection].find({ filter: { _id: { $in: ids } } });
+      return new Set(docs.map((doc) => doc._id));
+    };
+    const [venueIds, organizerIds, categoryIds, tagIds, eventIds] = await Promise.all(
+      (['venues', 'organizers', 'categories', 'tags', 'events'] as const).map(existing),
+    );
+    return { venues: venueIds!, organizers: organizerIds!, categories: categoryIds!, tags: tagIds!, events: eventIds! };
+  }
+
+  /** After the references: throws one 400 naming every problem, else completes `set`. */
+  function completeResolved(
+    input: EventInput,
+    current: EventDoc | null,
+    caller: Caller,
+    set: Partial<EventDoc>,
+    postParent: number | null | undefined,
+    errors: ParamErrors,
+    at: Date,
+  ): void {
     if (postParent !== undefined) set.postParent = postParent;
 
     if (!errors.empty) throw new InvalidParamsError(errors.params);
@@ -248,18 +365,14 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     }
     set.modifiedUtc = at;
     if (current === null && set.authorId === undefined) set.authorId = caller.authorId;
-    return { set, links: { venue: venueId, organizers: organizerIds, categories: categoryIds, tags: tagIds } };
   }
 
   /**
    * Creates the nested venues and organizers of a write that has passed every check (design §9.19:
    * a rejected write leaves no new record behind), and links them.
    */
-  async function commitLinks(
-    set: Partial<EventDoc>,
-    links: { venue: LinkRef | null | undefined; organizers: LinkRef[] | undefined; categories: TermRef[] | undefined; tags: TermRef[] | undefined },
-    caller: Caller,
-  ) {
+  async function commitLinks(set: Partial<EventDoc>, links: EventLinks, caller: Caller) {
+    if (linkExisting(set, links)) return;
     if (links.categories !== undefined) set.categoryIds = await categories.commitRefs(links.categories);
     if (links.tags !== undefined) set.tagIds = await tags.commitRefs(links.tags);
     if (links.venue !== undefined) set.venueId = links.venue === null ? null : await commitLink(venues, links.venue, caller);
@@ -271,6 +384,18 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       }
       set.organizerIds = ids;
     }
+  }
+
+  /** Links a write whose every reference names an existing record (nothing to create); false otherwise, nothing set. */
+  function linkExisting(set: Partial<EventDoc>, links: EventLinks): boolean {
+    const all = [links.venue ?? null, ...(links.organizers ?? []), ...(links.categories ?? []), ...(links.tags ?? [])];
+    if (!all.every((ref) => ref === null || 'id' in ref)) return false;
+    const ids = (refs: ReadonlyArray<{ id: number }>) => [...new Set(refs.map((ref) => ref.id))];
+    if (links.categories !== undefined) set.categoryIds = ids(links.categories as Array<{ id: number }>);
+    if (links.tags !== undefined) set.tagIds = ids(links.tags as Array<{ id: number }>);
+    if (links.venue !== undefined) set.venueId = links.venue === null ? null : (links.venue as { id: number }).id;
+    if (links.organizers !== undefined) set.organizerIds = ids(links.organizers as Array<{ id: number }>);
+    return true;
   }
 
   async function commitLink(service: VenuesService | OrganizersService, ref: LinkRef, caller: Caller): Promise<number> {
@@ -303,20 +428,23 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
 
   const isEmptyLink = (value: unknown) => value === 0 || value === '' || value === '0' || (Array.isArray(value) && value.length === 0);
 
+  /** A write names one venue; a list gives it first. */
+  const venueItem = (value: unknown): unknown => (Array.isArray(value) ? value[0] : value);
+  /** A write names organizers as a list, one nested record, or ids in a string. */
+  const organizerItems = (value: unknown): unknown[] =>
+    Array.isArray(value) ? value : typeof value === 'object' && value !== null ? [value] : toList(value as string | number);
+  /** `post_parent` 0, '' or zeros unlinks the parent. */
+  const isNoParent = (value: number | string): boolean => value === 0 || value === '' || /^0+$/.test(String(value));
+
   async function resolveVenue(value: unknown, errors: ParamErrors): Promise<LinkRef | null | undefined> {
-    const single = Array.isArray(value) ? value[0] : value;
+    const single = venueItem(value);
     if (single === undefined || isEmptyLink(single)) return null;
     return linkRef(venues, single, 'venue', errors);
   }
 
   async function resolveOrganizers(value: unknown, errors: ParamErrors): Promise<LinkRef[] | undefined> {
-    const items = Array.isArray(value)
-      ? value
-      : typeof value === 'object' && value !== null
-        ? [value]
-        : toList(value as string | number);
     const refs: LinkRef[] = [];
-    for (const item of items) {
+    for (const item of organizerItems(value)) {
       if (isEmptyLink(item)) continue;
       const ref = await linkRef(organizers, item, 'organizer', errors);
       if (ref === undefined) return undefined;
@@ -326,7 +454,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   }
 
   async function resolveParent(value: number | string, current: EventDoc | null, errors: ParamErrors) {
-    if (value === 0 || value === '' || /^0+$/.test(String(value))) return null;
+    if (isNoParent(value)) return null;
     const id = toId(value);
     const parent = id === null ? null : await storage.events.findById(id);
     if (!parent || (current !== null && parent._id === current._id)) {
@@ -510,9 +638,13 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   async function prepareCreate(input: EventCreate, caller: Caller): Promise<EventDoc> {
     const { set, links } = await resolve(input, null, caller);
     await commitLinks(set, links, caller);
-    const id = await storage.nextId('posts');
+    return newEventDoc(await storage.nextId('posts'), input, set);
+  }
+
+  /** A new event's document: the checked fields over the defaults. */
+  function newEventDoc(id: number, input: EventCreate, set: Partial<EventDoc>): EventDoc {
     const at = now();
-    const doc: EventDoc = {
+    return {
       _id: id,
       slug: slugFrom(input.slug ?? input.title, `event-${id}`),
       status: 'publish' as PostStatus,
@@ -546,7 +678,6 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       password: null,
       ...set,
     };
-    return doc;
   }
 
   async function createDoc(input: EventCreate, caller: Caller): Promise<EventDoc> {
@@ -563,17 +694,28 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
    */
   async function createDocs(inputs: readonly EventCreate[], caller: Caller): Promise<Array<EventDoc | ApiError>> {
     const results = new Array<EventDoc | ApiError>(inputs.length);
-    const docs: EventDoc[] = [];
+    // The linked records named by id are read once for the batch, and the ids reserved in one call:
+    // a record whose references are all known is checked without a storage round trip.
+    const known = await knownIdsOf(inputs);
+    const prepared: Array<Partial<EventDoc>> = [];
     const positions: number[] = [];
     for (const [position, input] of inputs.entries()) {
       try {
-        docs.push(await prepareCreate(input, caller));
+        const errors = new ParamErrors();
+        const at = now();
+        const set = resolveFields(input, null, errors, at);
+        const { links, postParent } = knownLinks(input, known) ?? (await resolveLinks(input, null, errors));
+        completeResolved(input, null, caller, set, postParent, errors, at);
+        if (!linkExisting(set, links)) await commitLinks(set, links, caller);
+        prepared.push(set);
         positions.push(position);
       } catch (error) {
         if (!isClientError(error)) throw error;
         results[position] = error;
       }
     }
+    const firstId = prepared.length === 0 ? 0 : await storage.nextId('posts', prepared.length);
+    const docs = prepared.map((set, k) => newEventDoc(firstId + k, inputs[positions[k]!]!, set));
     const failed = new Map((await storage.events.insertMany(docs)).map((failure) => [failure.index, failure.error]));
     for (const [k, doc] of docs.entries()) {
       const error = failed.get(k);
