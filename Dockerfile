@@ -37,5 +37,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
 # Also in this image: node dist/src/cli/seed.js [...] and node dist/src/cli/indexes.js [--check].
-# --heap-growing-percent=100: see "Memory" in the README (the same flag as `npm start`).
-CMD ["node", "--heap-growing-percent=100", "dist/src/server.js"]
+# --heap-growing-percent=100 --max-semi-space-size=32: see "Memory" in the README (the same flags as `npm start`).
+CMD ["node", "--heap-growing-percent=100", "--max-semi-space-size=32", "dist/src/server.js"]

@@ -70,7 +70,7 @@ describe('Dockerfile', () => {
     // The same V8 options as `npm start` (heap growth, README "Memory").
     const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start!;
     const flags = start.split(/\s+/).filter((part) => part.startsWith('--'));
-    expect(flags).toContain('--heap-growing-percent=100');
+    expect(flags).toEqual(expect.arrayContaining(['--heap-growing-percent=100', '--max-semi-space-size=32']));
     expect(JSON.parse(cmd?.args ?? '[]')).toEqual(['node', ...flags, 'dist/src/server.js']);
     // The compiled server finds the seeds next to dist/ (src/cli/seed.ts defaultSeedsDir).
     expect(final.some((s) => s.keyword === 'COPY' && /\bseeds\s+\.\/seeds\b/.test(s.args))).toBe(true);
