@@ -119,6 +119,8 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
   /** Documents by slot; slots follow insertion order and are never reused, so slot order is natural order. */
   private readonly docs: Array<StoredDoc | undefined> = [];
   private readonly slots = new Map<number, number>();
+  /** The `_id` of each slot's document (an id never changes; slots are never reused): read without touching the document. */
+  private readonly slotIds: number[] = [];
   private readonly live = new Bitset();
   private nextSlot = 0;
   private readonly built = new Set<string>();
@@ -432,6 +434,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
   private store(stored: StoredDoc, entries: IndexEntries): void {
     const slot = this.nextSlot++;
     this.docs[slot] = stored;
+    this.slotIds[slot] = stored._id;
     this.slots.set(stored._id, slot);
     this.live.add(slot);
     this.addEntries(slot, stored, entries);
@@ -548,11 +551,11 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
         const slot = inCap.slots[i]!;
         if (!matches.has(slot)) continue;
         // The points the index holds for the document are the ones its field yields.
-        found.push({ _id: this.docs[slot]!._id, distance: inCap.angles[i]! });
+        found.push({ _id: this.slotIds[slot]!, distance: inCap.angles[i]! });
       }
       return found;
     });
-    // Nearly in order already (the k-d tree's): the merge sort has little to do.
+    // In order of distance already (the geo index's): the merge sort only orders ties by id.
     return hits.sort((a, b) => a.distance - b.distance || a._id - b._id);
   }
 

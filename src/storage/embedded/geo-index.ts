@@ -1,8 +1,7 @@
 /**
  * 2dsphere support: point extraction with MongoDB's validation, an exact spherical-cap test for
- * `$geoWithin: { $centerSphere }`, and a k-d tree (kdbush + geokdbush) to find candidates fast.
+ * `$geoWithin: { $centerSphere }`, and a k-d tree (kdbush) to find candidates fast.
  */
-import { around } from 'geokdbush';
 import KDBush from 'kdbush';
 import { UnsupportedQueryError } from '../../errors.js';
 import { isPlainObject } from './bson.js';
@@ -10,8 +9,8 @@ import { isPlainObject } from './bson.js';
 export type LngLat = readonly [lng: number, lat: number];
 
 const RAD = Math.PI / 180;
-/** geokdbush measures in km on a sphere of this radius; we only pass it angles scaled by it. */
-const GEOKDBUSH_EARTH_RADIUS_KM = 6371;
+/** Widens a candidate box so float noise never leaves out a point the exact test would keep. */
+const BOX_MARGIN_DEGREES = 1e-9;
 
 /** Great-circle central angle in radians (haversine); independent of any earth radius. */
 export function centralAngle(a: LngLat, b: LngLat): number {
@@ -140,8 +139,8 @@ export class GeoIndex {
 
   /**
    * Documents with a point inside the spherical cap (exact test on every candidate), each with the
-   * central angle to its nearest point, computed once. Nearest first as far as the k-d tree orders
-   * them (its haversine may differ from ours in the last bits: callers sort, cheaply, to be exact).
+   * central angle to its nearest point, computed once; nearest first (documents at the same angle in
+   * no particular order: callers that need one sort, in linear time on this order).
    */
   within(center: LngLat, radius: number): { slots: number[]; angles: number[] } {
     const slots: number[] = [];
@@ -152,16 +151,15 @@ export class GeoIndex {
         slots.push(id);
         angles.push(nearestAngle(points, center));
       }
-      return { slots, angles };
+      return byAngle(slots, angles, radius);
     }
     const tree = this.ensureTree();
     // A document with several points is a candidate once per point; the first one decides.
     const seen = this.treeIds.length > this.pointsById.size ? new Set<number>() : null;
     const centerCos = Math.cos(center[1] * RAD);
-    // A slightly larger search radius so float noise in geokdbush never drops a true match;
-    // the exact haversine test below decides.
-    const searchKm = (radius * (1 + 1e-9) + 1e-12) * GEOKDBUSH_EARTH_RADIUS_KM;
-    for (const point of around(tree, center[0], center[1], Infinity, searchKm)) {
+    // The cap's bounding box: a plain range search, no distance-ordered walk (a city's thousands of
+    // venues came out of a priority queue one by one); the exact haversine test below decides.
+    for (const point of capCandidates(tree, center, radius)) {
       const id = this.treeIds[point]!;
       if (seen !== null) {
         if (seen.has(id)) continue;
@@ -177,7 +175,7 @@ export class GeoIndex {
         angles.push(angle);
       }
     }
-    return { slots, angles };
+    return byAngle(slots, angles, radius);
   }
 
   private ensureTree(): KDBush {
@@ -203,4 +201,61 @@ export class GeoIndex {
     this.treeIds = ids;
     return tree;
   }
+}
+
+/**
+ * The points of the tree inside the bounding box of a spherical cap (a superset of the cap). The cap
+ * spans `radius` of latitude either side of its centre and, unless it holds a pole, asin(sin r /
+ * cos φ) of longitude (where a meridian touches it); a box past ±180° is searched in two parts.
+ */
+function capCandidates(tree: KDBush, [lng, lat]: LngLat, radius: number): number[] {
+  const radiusDegrees = radius / RAD + BOX_MARGIN_DEGREES;
+  const south = lat - radiusDegrees;
+  const north = lat + radiusDegrees;
+  const span = south <= -90 || north >= 90 ? 180 : Math.asin(Math.min(1, Math.sin(radius) / Math.cos(lat * RAD))) / RAD + BOX_MARGIN_DEGREES;
+  const [minLat, maxLat] = [Math.max(south, -90), Math.min(north, 90)];
+  if (span >= 180) return tree.range(-180, minLat, 180, maxLat);
+  const [west, east] = [lng - span, lng + span];
+  if (west < -180) return [...tree.range(west + 360, minLat, 180, maxLat), ...tree.range(-180, minLat, east, maxLat)];
+  if (east > 180) return [...tree.range(west, minLat, 180, maxLat), ...tree.range(-180, minLat, east - 360, maxLat)];
+  return tree.range(west, minLat, east, maxLat);
+}
+
+/**
+ * Parallel lists ordered by ascending angle in about linear time: the box search returns points in
+ * tree order, and a comparison sort of a city's thousands of venues cost more than finding them.
+ * Counting sort into as many buckets as entries (angles lie in [0, radius]), then an insertion sort
+ * that only has the few entries within each bucket to order.
+ */
+function byAngle(slots: number[], angles: number[], radius: number): { slots: number[]; angles: number[] } {
+  const n = angles.length;
+  if (n < 2) return { slots, angles };
+  const scale = radius > 0 ? n / radius : 0;
+  const starts = new Uint32Array(n + 1);
+  const buckets = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const bucket = Math.min(n - 1, Math.floor(angles[i]! * scale));
+    buckets[i] = bucket;
+    starts[bucket + 1]! += 1;
+  }
+  for (let b = 0; b < n; b++) starts[b + 1]! += starts[b]!;
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[starts[buckets[i]!]!++] = i;
+  for (let i = 1; i < n; i++) {
+    const entry = order[i]!;
+    const angle = angles[entry]!;
+    let j = i - 1;
+    while (j >= 0 && angles[order[j]!]! > angle) {
+      order[j + 1] = order[j]!;
+      j--;
+    }
+    order[j + 1] = entry;
+  }
+  const sortedSlots = new Array<number>(n);
+  const sortedAngles = new Array<number>(n);
+  for (let k = 0; k < n; k++) {
+    sortedSlots[k] = slots[order[k]!]!;
+    sortedAngles[k] = angles[order[k]!]!;
+  }
+  return { slots: sortedSlots, angles: sortedAngles };
 }
