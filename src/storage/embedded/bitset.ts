@@ -5,6 +5,8 @@
  */
 
 const EMPTY = new Uint32Array(0);
+/** andAll's list of the words still non-zero: one buffer for every call (calls do not nest). */
+let liveWords = new Uint32Array(1024);
 
 /** Set bits of a 32-bit word (SWAR popcount; JavaScript has no intrinsic). */
 export function popcount32(word: number): number {
@@ -79,6 +81,41 @@ export class Bitset {
     for (let i = 0; i < shared; i++) a[i]! &= b[i]!;
     if (a.length > shared) a.fill(0, shared);
     return this;
+  }
+
+  /**
+   * this &= each of `others`, in order, and the number of bits left set. After the first operand
+   * only the words still non-zero are visited: a selective conjunction (two search words) leaves a
+   * few thousand of a million-document bitset's 31,250 words, and the other clauses' ANDs and the
+   * count then cost that many steps instead of a full pass each.
+   */
+  andAll(others: readonly Bitset[]): number {
+    if (others.length === 0) return this.count();
+    const a = this.words;
+    const live = liveWords.length >= a.length ? liveWords : (liveWords = new Uint32Array(a.length));
+    let n = 0;
+    const b = others[0]!.words;
+    const shared = Math.min(a.length, b.length);
+    for (let i = 0; i < shared; i++) {
+      const word = a[i]! & b[i]!;
+      a[i] = word;
+      if (word !== 0) live[n++] = i;
+    }
+    if (a.length > shared) a.fill(0, shared);
+    for (let k = 1; k < others.length; k++) {
+      const c = others[k]!.words;
+      let kept = 0;
+      for (let j = 0; j < n; j++) {
+        const i = live[j]!;
+        const word = i < c.length ? a[i]! & c[i]! : 0;
+        a[i] = word;
+        if (word !== 0) live[kept++] = i;
+      }
+      n = kept;
+    }
+    let total = 0;
+    for (let j = 0; j < n; j++) total += popcount32(a[live[j]!]!);
+    return total;
   }
 
   /** this |= other. */

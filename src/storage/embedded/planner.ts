@@ -408,8 +408,8 @@ export class Planner {
     const ordered = [...accesses].sort((a, b) => a.estimate - b.estimate);
     const first = ordered[0]!.materialize();
     const result = first.shared ? this.scratch(first.bits) : first.bits;
-    for (let i = 1; i < ordered.length; i++) result.and(ordered[i]!.materialize().bits);
-    return MatchSet.ofBits(result, result.count());
+    const count = result.andAll(ordered.slice(1).map((access) => access.materialize().bits));
+    return MatchSet.ofBits(result, count);
   }
 
   private runScan(accesses: readonly Access[]): MatchSet {
