@@ -75,8 +75,10 @@ export class MatchSet {
   /** The matches as a bitset (built once for a slot list); do not mutate. */
   asBits(): Bitset {
     if (this.membership === null) {
-      const bits = new Bitset();
-      for (const s of this.slots!) bits.add(s);
+      // Sized once by the last (largest) slot: grown bit by bit it was reallocated a dozen times.
+      const slots = this.slots!;
+      const bits = Bitset.withCapacity(slots.length === 0 ? 0 : slots[slots.length - 1]! + 1);
+      for (const s of slots) bits.add(s);
       this.membership = bits;
     }
     return this.membership;
