@@ -55,4 +55,19 @@ describe('GeoIndex.within', () => {
     // The caps reached many documents, not just empty ones.
     expect(found).toBeGreaterThan(50_000);
   });
+
+  it('orders a crowd of points in a narrow ring of a wide cap (a far city) by angle too', () => {
+    const crowd = new GeoIndex('venues_location_2dsphere', 'location');
+    const city: LngLat = [13.4, 52.5];
+    const expected = new Map<number, number>();
+    for (let id = 1; id <= 2000; id++) {
+      const at: LngLat = id % 3 === 0 ? somewhere() : [city[0] + between(-0.05, 0.05), city[1] + between(-0.05, 0.05)];
+      crowd.set(id, [at]);
+      const angle = centralAngle(at, [0, 0]);
+      if (angle <= 1.5) expected.set(id, angle);
+    }
+    const { slots, angles } = crowd.within([0, 0], 1.5);
+    expect(new Map(slots.map((id, k) => [id, angles[k]]))).toEqual(expected);
+    for (let k = 1; k < angles.length; k++) expect(angles[k]!).toBeGreaterThanOrEqual(angles[k - 1]!);
+  });
 });

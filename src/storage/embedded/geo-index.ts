@@ -11,6 +11,8 @@ export type LngLat = readonly [lng: number, lat: number];
 const RAD = Math.PI / 180;
 /** Widens a candidate box so float noise never leaves out a point the exact test would keep. */
 const BOX_MARGIN_DEGREES = 1e-9;
+/** byAngle orders a bucket of up to this many entries by insertion, a larger one by a comparison sort. */
+const SMALL_BUCKET = 32;
 
 /** Great-circle central angle in radians (haversine); independent of any earth radius. */
 export function centralAngle(a: LngLat, b: LngLat): number {
@@ -224,8 +226,9 @@ function capCandidates(tree: KDBush, [lng, lat]: LngLat, radius: number): number
 /**
  * Parallel lists ordered by ascending angle in about linear time: the box search returns points in
  * tree order, and a comparison sort of a city's thousands of venues cost more than finding them.
- * Counting sort into as many buckets as entries (angles lie in [0, radius]), then an insertion sort
- * that only has the few entries within each bucket to order.
+ * Counting sort into as many buckets as entries (angles lie in [0, radius]), then each bucket
+ * ordered on its own: by insertion when it holds a few entries, as it nearly always does, by a
+ * comparison sort when the points crowd into a narrow ring (a far city inside a wide circle).
  */
 function byAngle(slots: number[], angles: number[], radius: number): { slots: number[]; angles: number[] } {
   const n = angles.length;
@@ -241,15 +244,23 @@ function byAngle(slots: number[], angles: number[], radius: number): { slots: nu
   for (let b = 0; b < n; b++) starts[b + 1]! += starts[b]!;
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[starts[buckets[i]!]!++] = i;
-  for (let i = 1; i < n; i++) {
-    const entry = order[i]!;
-    const angle = angles[entry]!;
-    let j = i - 1;
-    while (j >= 0 && angles[order[j]!]! > angle) {
-      order[j + 1] = order[j]!;
-      j--;
+  // starts[b] is now where bucket b ends (and b + 1 begins).
+  for (let b = 0, from = 0; b < n; from = starts[b++]!) {
+    const to = starts[b]!;
+    if (to - from > SMALL_BUCKET) {
+      order.subarray(from, to).sort((x, y) => angles[x]! - angles[y]!);
+      continue;
     }
-    order[j + 1] = entry;
+    for (let i = from + 1; i < to; i++) {
+      const entry = order[i]!;
+      const angle = angles[entry]!;
+      let j = i - 1;
+      while (j >= from && angles[order[j]!]! > angle) {
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      order[j + 1] = entry;
+    }
   }
   const sortedSlots = new Array<number>(n);
   const sortedAngles = new Array<number>(n);
