@@ -2,8 +2,8 @@
  * The embedded engine's geo index (src/storage/embedded/geo-index.ts) against brute force: for
  * random points over the whole sphere (clusters at the poles and on the antimeridian, documents with
  * several points) and random caps from metres to more than a hemisphere, `within` returns exactly
- * the documents a haversine test of every point keeps, each with its nearest point's angle, nearest
- * first. Fails when the candidate box misses part of a cap (a wrap past ±180°, a pole inside it, a
+ * the documents a haversine test of every point keeps, each with its nearest point's angle, and
+ * `nearest` the same nearest first. Fails when the candidate box misses part of a cap (a wrap past ±180°, a pole inside it, a
  * longitude span too narrow) or when the order is not by angle.
  */
 import { describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ const somewhere = (): LngLat => {
   return roll < 0.6 ? anywhere() : roll < 0.8 ? polar() : antimeridian();
 };
 
-describe('GeoIndex.within', () => {
+describe('GeoIndex.within and nearest', () => {
   const index = new GeoIndex('venues_location_2dsphere', 'location');
   const points = new Map<number, LngLat[]>();
   for (let id = 1; id <= 3000; id++) {
@@ -46,7 +46,10 @@ describe('GeoIndex.within', () => {
       const kind = next();
       const radius = kind < 0.4 ? between(1e-4, 0.05) : kind < 0.8 ? between(0.05, 1) : between(1, 3.3);
       const expected = bruteForce(center, radius);
-      const { slots, angles } = index.within(center, radius);
+      const inCap = index.within(center, radius);
+      expect(new Map(inCap.slots.map((id, k) => [id, inCap.angles[k]]))).toEqual(expected);
+      expect(inCap.slots).toHaveLength(expected.size);
+      const { slots, angles } = index.nearest(center, radius);
       expect(new Map(slots.map((id, k) => [id, angles[k]]))).toEqual(expected);
       expect(slots).toHaveLength(expected.size);
       for (let k = 1; k < angles.length; k++) expect(angles[k]!).toBeGreaterThanOrEqual(angles[k - 1]!);
@@ -66,7 +69,7 @@ describe('GeoIndex.within', () => {
       const angle = centralAngle(at, [0, 0]);
       if (angle <= 1.5) expected.set(id, angle);
     }
-    const { slots, angles } = crowd.within([0, 0], 1.5);
+    const { slots, angles } = crowd.nearest([0, 0], 1.5);
     expect(new Map(slots.map((id, k) => [id, angles[k]]))).toEqual(expected);
     for (let k = 1; k < angles.length; k++) expect(angles[k]!).toBeGreaterThanOrEqual(angles[k - 1]!);
   });

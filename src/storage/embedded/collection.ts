@@ -542,7 +542,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     // MongoDB refuses $text inside $geoNear's query.
     if (hasText(expr)) refuse('$geoNear cannot be combined with $text.');
     const center: LngLat = query.point;
-    const inCap = index.within(center, query.maxDistance);
+    const inCap = index.nearest(center, query.maxDistance);
     if (inCap.slots.length === 0) return [];
     const hits = this.read(() => {
       const matches = this.match(expr);
@@ -865,14 +865,9 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
 }
 
 /**
- * The ids of a find that only looks documents up by id — `{ _id: n }` or `{ _id: { $in: [n, …] } }`
- * with numbers, unsorted and unpaged — or null. Numeric ids are the only ones stored, and a number
- * matches exactly the stored id equal to it, so the slot map answers it as the planner would.
- */
-/**
- * The values of a filter that is one equality or `$in` on one top-level field, with plain strings
- * and finite numbers only (their encoded key is what a unique index stores, and their equality is
- * the matcher's), for an unsorted, unpaged find. Null for anything else.
+ * The values of a filter that is one equality or `$in` on one top-level field, with plain keys only
+ * (strings and numbers other than NaN: their encoded key is what a unique index stores, and their
+ * equality is the matcher's), for an unsorted, unpaged find. Null for anything else.
  */
 function keyLookup(query: CompiledQuery): { field: string; values: ReadonlyArray<string | number> } | null {
   if ((query.sort !== undefined && query.sort.length > 0) || query.skip || query.limit) return null;

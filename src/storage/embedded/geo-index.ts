@@ -141,8 +141,8 @@ export class GeoIndex {
 
   /**
    * Documents with a point inside the spherical cap (exact test on every candidate), each with the
-   * central angle to its nearest point, computed once; nearest first (documents at the same angle in
-   * no particular order: callers that need one sort, in linear time on this order).
+   * central angle to its nearest point, computed once. In no particular order (`$geoWithin`
+   * needs none); `nearest` orders them.
    */
   within(center: LngLat, radius: number): { slots: number[]; angles: number[] } {
     const slots: number[] = [];
@@ -153,7 +153,7 @@ export class GeoIndex {
         slots.push(id);
         angles.push(nearestAngle(points, center));
       }
-      return byAngle(slots, angles, radius);
+      return { slots, angles };
     }
     const tree = this.ensureTree();
     // A document with several points is a candidate once per point; the first one decides.
@@ -177,6 +177,15 @@ export class GeoIndex {
         angles.push(angle);
       }
     }
+    return { slots, angles };
+  }
+
+  /**
+   * `within`, nearest first ($geoNear): documents at the same angle in no particular order, so
+   * callers that need one sort, in linear time on this order.
+   */
+  nearest(center: LngLat, radius: number): { slots: number[]; angles: number[] } {
+    const { slots, angles } = this.within(center, radius);
     return byAngle(slots, angles, radius);
   }
 
