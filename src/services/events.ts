@@ -44,7 +44,7 @@ import { type TermRef, type TermsService } from './terms.js';
 import { type VenuesService } from './venues.js';
 import { changedFields } from './changes.js';
 import { KeyedLock } from '../lib/keyed-lock.js';
-import { ParamErrors, resolveImage, resolveWebsite, toBool, toId, toList } from './input.js';
+import { ParamErrors, resolveImage, resolveWebsite, termItems, toBool, toId, toList } from './input.js';
 
 export type EventKey = { id: number } | { slug: string };
 
@@ -291,8 +291,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       const value = input[taxonomy];
       if (value === undefined) continue;
       const refs: TermRef[] = [];
-      for (const item of toList(value)) {
-        if (typeof item === 'string' && item.trim() === '') continue;
+      for (const item of termItems(value)) {
         const id = toId(item);
         if (id === null || !known[taxonomy].has(id)) return undefined;
         refs.push({ id });
@@ -321,8 +320,8 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     for (const input of inputs) {
       if (input.venue !== undefined) note('venues', venueItem(input.venue));
       if (input.organizer !== undefined) for (const item of organizerItems(input.organizer)) note('organizers', item);
-      if (input.categories !== undefined) for (const item of toList(input.categories)) note('categories', item);
-      if (input.tags !== undefined) for (const item of toList(input.tags)) note('tags', item);
+      if (input.categories !== undefined) for (const item of termItems(input.categories)) note('categories', item);
+      if (input.tags !== undefined) for (const item of termItems(input.tags)) note('tags', item);
       if (input.post_parent !== undefined) note('events', input.post_parent);
     }
     const existing = async (collection: keyof KnownIds): Promise<Set<number>> => {

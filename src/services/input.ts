@@ -22,6 +22,14 @@ export function toList(value: ListInputValue | string[] | undefined): Array<stri
   return items.filter((item) => item !== '');
 }
 
+/**
+ * The terms an event write names (ids, slugs or names), blank items left out: a blank names nothing
+ * (it would otherwise create a term without a name).
+ */
+export function termItems(value: ListInputValue): Array<string | number> {
+  return toList(value).filter((item) => typeof item !== 'string' || item.trim() !== '');
+}
+
 /** A numeric id from an integer or a string of digits; null for anything else. */
 export function toId(value: unknown): number | null {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? value : null;

@@ -11,7 +11,7 @@ import { compileTermFilter, matchesSearch, resolveOrder, resolveOrderBy, sortTer
 import { type ListInputValue } from '../schemas/common.js';
 import { type Storage, type TermDoc } from '../storage/port.js';
 import { type Caller, eventUsableBy } from './access.js';
-import { ParamErrors, toBool, toId, toList } from './input.js';
+import { ParamErrors, termItems, toBool, toId, toList } from './input.js';
 
 export type Taxonomy = 'categories' | 'tags';
 
@@ -296,9 +296,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     /** Event writes name terms by id, slug or name; unknown names are created later (reference §6.1). */
     async resolveForEvent(value: ListInputValue, errors: ParamErrors): Promise<TermRef[] | undefined> {
       const refs: TermRef[] = [];
-      for (const item of toList(value)) {
-        // A blank item names nothing (it would otherwise create a term without a name).
-        if (typeof item === 'string' && item.trim() === '') continue;
+      for (const item of termItems(value)) {
         const term = await lookup(item);
         if (term) refs.push({ id: term._id });
         // A number is an id (reference §6.1), never a name to create: `0` and `"0"` included.
