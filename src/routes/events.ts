@@ -13,7 +13,7 @@ import {
 import { ApiError } from '../errors.js';
 import { totalPages } from '../query/paging.js';
 import { redactProtected, serializeEvent, serializeEventJson } from '../serialize/events.js';
-import { JSON_CONTENT_TYPE, type JsonItem, jsonEnvelope, listHeaders, listLinks, withJsonMember } from '../serialize/list.js';
+import { JSON_CONTENT_TYPE, type JsonItem, jsonEnvelope, listHeaders, listLinks, releaseWhenSent, withJsonMember } from '../serialize/list.js';
 import { type EventsService } from '../services/events.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
 import { ignoreBodyFields } from './hooks.js';
@@ -53,6 +53,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
     // Pre-encoded (jsonEnvelope): the response schema still documents it, and a test checks the
     // bytes against what the schema's serializer writes for the same list.
     const body = jsonEnvelope('events', encoded(), { ...links, total, total_pages: totalPages(total, paging.perPage) });
+    releaseWhenSent(reply.raw, body);
     return reply.headers(listHeaders(links, meta)).type(JSON_CONTENT_TYPE).send(body as never);
   });
 

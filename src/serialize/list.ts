@@ -3,6 +3,7 @@
  * `next_rest_url` / `previous_rest_url` appear only when those pages have items. We also send an
  * RFC 8288 `Link` header (design §4).
  */
+import { type ServerResponse } from 'node:http';
 import { totalPages } from '../query/paging.js';
 
 export interface ListLinks {
@@ -73,22 +74,105 @@ export type JsonItem = Buffer | ReadonlyArray<Buffer | string>;
 /**
  * Response bodies are cut from shared slabs, as Node pools small Buffers: a body of tens of KB
  * is past Node's pool, and an ArrayBuffer of its own per response costs more than copying it.
- * A slab lives until the last body cut from it has been sent.
+ *
+ * A slab is used again once every body cut from it has been sent (`releaseWhenSent`). A slab is
+ * memory outside the JavaScript heap, and V8 starts a full collection whenever that has grown by
+ * 64 MB: with a fresh slab each time one fills up, 300 responses of 20 KB a second did so every
+ * ten seconds, each a pass over the whole heap (1.5 s of marking at a million events). A body
+ * whose response is never reported sent keeps its slab out of reuse; the slab is then simply
+ * collected like any garbage (the pool holds slabs weakly).
  */
-const SLAB_BYTES = 1 << 20;
-let slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-let slabAt = 0;
+interface Slab {
+  buffer: Buffer;
+  at: number;
+  /** Bodies cut from it and not yet reported sent. */
+  pending: number;
+  /** No more bodies are cut from it; it is reused once `pending` is 0. */
+  full: boolean;
+  /** A body may still be in use (its response was aborted before it was written): never reused. */
+  lost: boolean;
+}
 
-function bodyBuffer(length: number): Buffer {
-  if (length > SLAB_BYTES / 8) return Buffer.allocUnsafe(length);
-  if (slabAt + length > SLAB_BYTES) {
-    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-    slabAt = 0;
+export class BodySlabs {
+  private readonly slabs = new WeakMap<ArrayBuffer, Slab>();
+  private readonly free: Slab[] = [];
+  private current: Slab;
+  /** How many slabs were allocated (tests, diagnostics). */
+  allocated = 0;
+
+  /** 4 MB: a page of 50 events is about 200 KB, and a body past an eighth of a slab gets a Buffer of its own. */
+  constructor(
+    private readonly slabBytes = 4 << 20,
+    private readonly maxFree = 3,
+  ) {
+    this.current = this.newSlab();
   }
-  const out = slab.subarray(slabAt, slabAt + length);
-  // Keep the next body 8-byte aligned.
-  slabAt += (length + 7) & ~7;
-  return out;
+
+  /** A Buffer of `length` bytes for a body; report it with `sent` once its response is over. */
+  take(length: number): Buffer {
+    // Past an eighth of a slab: a Buffer of its own (rare, and a slab would fill up at once).
+    if (length > this.slabBytes / 8) return Buffer.allocUnsafe(length);
+    let slab = this.current;
+    if (slab.at + length > this.slabBytes) {
+      slab.full = true;
+      this.recycle(slab);
+      slab = this.current = this.free.pop() ?? this.newSlab();
+    }
+    const out = slab.buffer.subarray(slab.at, slab.at + length);
+    // Keep the next body 8-byte aligned.
+    slab.at += (length + 7) & ~7;
+    slab.pending += 1;
+    return out;
+  }
+
+  /**
+   * Lets the body's slab be reused once the response is over: 'finish' comes when the last bytes
+   * have been handed to the operating system, so after it nothing reads the body any more; a
+   * response closed without 'finish' (the client went away mid-write) may leave a write still
+   * queued, and its slab is never reused.
+   */
+  releaseWhenSent(response: { once(event: 'finish' | 'close', listener: () => void): unknown }, body: Buffer): void {
+    let finished = false;
+    response.once('finish', () => {
+      finished = true;
+    });
+    response.once('close', () => this.sent(body, finished));
+  }
+
+  /** Reports a body taken from `take` as done with: `written` false when it may still be read (aborted write). */
+  sent(body: Buffer, written: boolean): void {
+    const slab = this.slabs.get(body.buffer as ArrayBuffer);
+    if (slab === undefined) return;
+    if (!written) slab.lost = true;
+    slab.pending -= 1;
+    this.recycle(slab);
+  }
+
+  private recycle(slab: Slab): void {
+    if (!slab.full || slab.pending > 0 || slab.lost || this.free.length >= this.maxFree) return;
+    slab.at = 0;
+    slab.full = false;
+    this.free.push(slab);
+  }
+
+  private newSlab(): Slab {
+    const slab: Slab = { buffer: Buffer.allocUnsafeSlow(this.slabBytes), at: 0, pending: 0, full: false, lost: false };
+    this.slabs.set(slab.buffer.buffer as ArrayBuffer, slab);
+    this.allocated += 1;
+    return slab;
+  }
+}
+
+const bodySlabs = new BodySlabs();
+
+/** How many body slabs this process has allocated (diagnostics, tests). */
+export function bodySlabsAllocated(): number {
+  return bodySlabs.allocated;
+}
+
+/** The slab of a jsonEnvelope body is reused once its response is over (BodySlabs.releaseWhenSent). */
+export function releaseWhenSent(response: ServerResponse, body: Buffer): void {
+  bodySlabs.releaseWhenSent(response, body);
 }
 
 /**
@@ -110,7 +194,7 @@ export function jsonEnvelope(name: string, items: Iterable<JsonItem>, rest: Reco
   }
   const tail = JSON.stringify(rest);
   at = append(at, tail === '{}' ? ']}' : `],${tail.slice(1)}`);
-  const out = bodyBuffer(at);
+  const out = bodySlabs.take(at);
   scratch.copy(out, 0, 0, at);
   return out;
 }

@@ -7,6 +7,7 @@
 import fastJsonStringify from 'fast-json-stringify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventListResponseSchema } from '../../src/schemas/events.js';
+import { bodySlabsAllocated } from '../../src/serialize/list.js';
 import { seedIfEmpty } from '../../src/services/seed.js';
 import { API, EDITOR, type TestApp, openTestApp } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
@@ -84,6 +85,38 @@ for (const engine of engines) {
       const after = (await list('per_page=50&start_date=2000-01-01')).json();
       const again = after.events.find((e: { id: number }) => e.id === withCategory.id);
       expect(again.categories.find((c: { id: number }) => c.id === category.id).count).toBe(category.count + 1);
+    });
+
+    it('over HTTP, with many responses in flight, sends every body whole and reuses body memory', async () => {
+      const queries = [
+        ...Array.from({ length: 7 }, (_, i) => `per_page=50&page=${i + 1}&start_date=2000-01-01&end_date=2100-01-01`),
+        'search=music&start_date=2000-01-01',
+        'per_page=3&start_date=2000-01-01',
+        'featured=true&per_page=50',
+      ];
+      const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      // One at a time first (links and global ids name the host the request came to).
+      const expected = new Map<string, string>();
+      for (const query of queries) expected.set(query, await (await fetch(`${base}${API}/events?${query}`)).text());
+      const slabsBefore = bodySlabsAllocated();
+      let bytes = 0;
+      let next = 0;
+      // 24 connections at once, each sending its next request as soon as a response is read.
+      await Promise.all(
+        Array.from({ length: 24 }, async () => {
+          while (next < 600) {
+            const query = queries[next++ % queries.length]!;
+            const response = await fetch(`${base}${API}/events?${query}`);
+            const text = await response.text();
+            expect(response.status).toBe(200);
+            expect(text).toBe(expected.get(query));
+            bytes += text.length;
+          }
+        }),
+      );
+      // Dozens of slabs' worth of bodies went out; a few slabs carried them.
+      expect(bytes).toBeGreaterThan(60 * 2 ** 20);
+      expect(bodySlabsAllocated() - slabsBefore).toBeLessThanOrEqual(6);
     });
 
     async function firstVenueId(): Promise<number> {

@@ -31,6 +31,9 @@ const MAX_PER_FAMILY = 32;
 const MAX_SEEN = 10_000;
 
 export class ClauseCache {
+  /** `release` is handed the bitset of every entry the cache drops, for reuse (see Planner.release). */
+  constructor(private readonly release: (bits: Bitset) => void = () => {}) {}
+
   private readonly clauses = new Map<string, CachedClause>();
   private readonly families = new Map<string, CachedClause[]>();
   /** Family members by clause key, so an exact bound is found like any cached clause. */
@@ -51,9 +54,15 @@ export class ClauseCache {
 
   put(key: string, bits: Bitset, predicate: Predicate, count = bits.count()): CachedClause {
     const entry: CachedClause = { key, bits, count, predicate };
+    const replaced = this.clauses.get(key);
+    if (replaced !== undefined && replaced.bits !== bits) this.release(replaced.bits);
     this.clauses.delete(key);
     this.clauses.set(key, entry);
-    if (this.clauses.size > MAX_CLAUSES) this.clauses.delete(this.clauses.keys().next().value!);
+    if (this.clauses.size > MAX_CLAUSES) {
+      const [oldestKey, oldest] = this.clauses.entries().next().value!;
+      this.clauses.delete(oldestKey);
+      this.release(oldest.bits);
+    }
     return entry;
   }
 
@@ -91,7 +100,11 @@ export class ClauseCache {
     const members = this.families.get(familyKey) ?? [];
     members.push(entry);
     this.members.set(entry.key, entry);
-    if (members.length > MAX_PER_FAMILY) this.members.delete(members.shift()!.key);
+    if (members.length > MAX_PER_FAMILY) {
+      const dropped = members.shift()!;
+      this.members.delete(dropped.key);
+      this.release(dropped.bits);
+    }
     this.families.set(familyKey, members);
   }
 

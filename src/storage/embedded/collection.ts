@@ -130,7 +130,8 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
   /** Compound non-text indexes: MongoDB refuses documents with arrays in two of their fields. */
   private readonly compoundKeys: Array<{ name: string; fields: string[] }> = [];
   private textIndex: TextIndex | null = null;
-  private readonly cache = new ClauseCache();
+  /** Bitsets the cache drops go back to the planner: see Planner.release. */
+  private readonly cache = new ClauseCache((bits) => this.planner.release(bits));
   private readonly dateColumns = new Map<string, DateColumn>();
   private readonly valuePostings = new Map<string, ValuePostings>();
   /**

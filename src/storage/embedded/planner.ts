@@ -55,17 +55,18 @@ export class MatchSet {
     readonly bits: Bitset | null,
     readonly slots: readonly number[] | null,
     readonly size: number,
+    private readonly emptyBits: (() => Bitset) | null,
   ) {
     this.membership = bits;
   }
 
   static ofBits(bits: Bitset, size: number): MatchSet {
-    return new MatchSet(bits, null, size);
+    return new MatchSet(bits, null, size, null);
   }
 
-  /** `slots` must be ascending and unique. */
-  static ofSlots(slots: readonly number[]): MatchSet {
-    return new MatchSet(null, slots, slots.length);
+  /** `slots` must be ascending and unique; `emptyBits` gives the (cleared) bitset `asBits` fills. */
+  static ofSlots(slots: readonly number[], emptyBits: (() => Bitset) | null = null): MatchSet {
+    return new MatchSet(null, slots, slots.length, emptyBits);
   }
 
   has(slot: number): boolean {
@@ -75,9 +76,10 @@ export class MatchSet {
   /** The matches as a bitset (built once for a slot list); do not mutate. */
   asBits(): Bitset {
     if (this.membership === null) {
-      // Sized once by the last (largest) slot: grown bit by bit it was reallocated a dozen times.
+      // The planner's scratch when it made this set; else sized once by the last (largest) slot:
+      // grown bit by bit it was reallocated a dozen times.
       const slots = this.slots!;
-      const bits = Bitset.withCapacity(slots.length === 0 ? 0 : slots[slots.length - 1]! + 1);
+      const bits = this.emptyBits?.() ?? Bitset.withCapacity(slots.length === 0 ? 0 : slots[slots.length - 1]! + 1);
       for (const s of slots) bits.add(s);
       this.membership = bits;
     }
@@ -214,12 +216,16 @@ function spanSize(spans: readonly Span[]): number {
   return total;
 }
 
-/** Scratch bitsets kept for reuse between evaluations (each is slots/8 bytes). */
-const MAX_SPARE_SCRATCH = 8;
+/** Bitsets kept for reuse between evaluations (each is slots/8 bytes). */
+const MAX_SPARE_SCRATCH = 16;
 
 export class Planner {
-  /** Scratch bitsets handed out during the current evaluation, and spare ones to reuse. */
-  private readonly inUse: Bitset[] = [];
+  /**
+   * Bitsets handed out as scratch during the current evaluation, or dropped by the cache during it
+   * (a set: a scratch union that is also an uncached clause's bitset is noted twice).
+   */
+  private readonly inUse = new Set<Bitset>();
+  /** Bitsets nothing refers to any more, to reuse. */
   private readonly spare: Bitset[] = [];
   private depth = 0;
 
@@ -227,8 +233,10 @@ export class Planner {
 
   /**
    * Runs `read` (which evaluates filters and consumes their MatchSets) and then takes back the
-   * scratch bitsets it used. Fresh 125 KB bitsets per request at a million documents would be
-   * garbage the collector has to chase through a multi-gigabyte heap.
+   * bitsets it used or the cache let go of. A bitset's words are an ArrayBuffer, memory outside
+   * the JavaScript heap: fresh ones per request (125 KB each at a million documents) add up to
+   * the external-memory growth that makes V8 start a full collection — a pass over the whole
+   * multi-gigabyte heap — every few seconds under load.
    */
   scoped<T>(read: () => T): T {
     this.depth += 1;
@@ -239,22 +247,25 @@ export class Planner {
       // A nested scope leaves the outer evaluation's scratch alone.
       if (this.depth === 0) {
         for (const bits of this.inUse) if (this.spare.length < MAX_SPARE_SCRATCH) this.spare.push(bits);
-        this.inUse.length = 0;
+        this.inUse.clear();
       }
     }
   }
 
+  /**
+   * A bitset the cache no longer holds (evicted or replaced). The evaluation running now may still
+   * read it — it can have served a clause before another clause's caching evicted it — so it is
+   * reused only once that evaluation is over.
+   */
+  release(bits: Bitset): void {
+    if (this.depth > 0) this.inUse.add(bits);
+    else if (this.spare.length < MAX_SPARE_SCRATCH) this.spare.push(bits);
+  }
+
   /** A bitset for this evaluation only: never cache it or keep it past `scoped`. */
   private scratch(from?: Bitset): Bitset {
-    let bits: Bitset | undefined;
-    while (bits === undefined && this.spare.length > 0) {
-      const candidate = this.spare.pop()!;
-      if (candidate.words.length >= this.words) bits = candidate;
-    }
-    if (bits === undefined) bits = this.emptyBits();
-    else if (from === undefined) bits.clear();
-    if (from !== undefined) bits.copyFrom(from);
-    this.inUse.push(bits);
+    const bits = from === undefined ? this.emptyBits() : this.sparedOrNew(false).copyFrom(from);
+    this.inUse.add(bits);
     return bits;
   }
 
@@ -262,7 +273,22 @@ export class Planner {
     return this.host.live.words.length;
   }
 
+  /** An empty bitset of the collection's size, which the caller owns (it may cache it). */
   private emptyBits(): Bitset {
+    return this.sparedOrNew(true);
+  }
+
+  /** A copy of `bits` that the caller owns. */
+  private copyOf(bits: Bitset): Bitset {
+    return this.sparedOrNew(false).copyFrom(bits);
+  }
+
+  /** A spare bitset large enough (cleared when asked), else a new one. */
+  private sparedOrNew(clear: boolean): Bitset {
+    while (this.spare.length > 0) {
+      const candidate = this.spare.pop()!;
+      if (candidate.words.length >= this.words) return clear ? candidate.clear() : candidate;
+    }
     return new Bitset(new Uint32Array(this.words));
   }
 
@@ -403,7 +429,7 @@ export class Planner {
       }
       found.push(slot);
     }
-    return MatchSet.ofSlots(sortedUnique(found));
+    return MatchSet.ofSlots(sortedUnique(found), () => this.scratch());
   }
 
   private runBits(accesses: readonly Access[]): MatchSet {
@@ -423,7 +449,7 @@ export class Planner {
       for (let p = 0; p < predicates.length; p++) if (!predicates[p]!(doc, slot)) return;
       found.push(slot);
     });
-    return MatchSet.ofSlots(found);
+    return MatchSet.ofSlots(found, () => this.scratch());
   }
 
   // -------------------------------------------------------------------------
@@ -455,7 +481,11 @@ export class Planner {
     // and the bitset is kept once a clause has been seen twice.
     const amortise = (cost: number): number => cost / Math.min(seen, 64);
     const keep = (bits: Bitset): { bits: Bitset; shared: boolean } => {
-      if (seen < 2) return { bits, shared: false };
+      if (seen < 2) {
+        // Not kept: this evaluation's alone, reused once it is over.
+        this.inUse.add(bits);
+        return { bits, shared: false };
+      }
       cache.put(key, bits, predicate);
       return { bits, shared: true };
     };
@@ -563,7 +593,7 @@ export class Planner {
         slots: null,
         slotsCost: Infinity,
         materializeCost: childCost + 2 * this.words * COST.word,
-        materialize: () => keep(this.host.live.copy().andNot(union())),
+        materialize: () => keep(this.copyOf(this.host.live).andNot(union())),
       };
     }
     const estimate = Math.min(this.host.liveCount, plans.reduce((sum, plan) => sum + plan.estimate, 0));
@@ -682,7 +712,7 @@ export class Planner {
     const singleEntry = index.arrayDocs.every((count) => count === 0);
     const toBits = (): Bitset => {
       if (singleEntry && estimate > index.size / 2) {
-        const bits = host.live.copy();
+        const bits = this.copyOf(host.live);
         let position = 0;
         for (const [from, to] of [...spans].sort((a, b) => a[0] - b[0])) {
           index.mark(position, from, bits, false);
@@ -709,7 +739,7 @@ export class Planner {
       slotsCost: estimate * COST.entry,
       toBits: () => {
         const bits = this.emptyBits();
-        for (const posting of found) bits.or(posting.toBits(this.words));
+        for (const posting of found) posting.orInto(bits);
         return bits;
       },
     };
@@ -779,7 +809,7 @@ export class Planner {
           cache.touch(familyKey, nearest);
           // A bound that moves with the clock adds a member per request: reuse the evicted one's memory.
           const recycled = cache.evictFromFull(familyKey);
-          bits = recycled !== undefined ? recycled.bits.copyFrom(nearest.bits) : nearest.bits.copy();
+          bits = recycled !== undefined ? recycled.bits.copyFrom(nearest.bits) : this.copyOf(nearest.bits);
           count = nearest.count;
           if (singleEntry) {
             for (const { from, to, set } of delta) count += (set ? 1 : -1) * index.mark(from, to, bits, set);

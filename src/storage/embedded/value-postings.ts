@@ -62,15 +62,14 @@ class Posting {
     return this.bits !== null ? this.bits.toArray() : Array.from(this.list!.subarray(0, this.size));
   }
 
-  toBits(words: number): Bitset {
+  /** Adds this posting's slots to `bits`. */
+  orInto(bits: Bitset): void {
     if (this.bits !== null) {
-      const copy = new Bitset(new Uint32Array(Math.max(words, this.bits.words.length)));
-      return copy.or(this.bits);
+      bits.or(this.bits);
+      return;
     }
-    const bits = new Bitset(new Uint32Array(words));
     const list = this.list!;
     for (let i = 0; i < this.size; i++) bits.add(list[i]!);
-    return bits;
   }
 }
 
