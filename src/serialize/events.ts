@@ -161,8 +161,12 @@ function sameRelations(a: EventRelations, b: EventRelations): boolean {
   );
 }
 
-/** About 6,000 events of 5 KB: the pages being read now, not the whole calendar (RSS target). */
-const eventJsons = new JsonArena<EventDoc, EventRelations>(32 * 2 ** 20);
+/**
+ * About 12,000 events of 5 KB: the pages being read now, not the whole calendar (RSS target). At a
+ * million events, near-me and search pages spread over many more events than at 100,000, and half
+ * this room left two in three of their events to be encoded again.
+ */
+const eventJsons = new JsonArena<EventDoc, EventRelations>(64 * 2 ** 20);
 
 /**
  * `serializeEvent` as UTF-8 JSON, remembered per stored event while its linked records stay the

@@ -18,8 +18,8 @@ export function organizerJsonLd(doc: OrganizerDoc): Record<string, unknown> {
   };
 }
 
-/** The organizer object of reference §2.5: empty values are dropped; the global ids stay. */
-const memo = new DocumentMemo<OrganizerDoc, OrganizerResponse>(5_000);
+/** The organizer object of reference §2.5: empty values are dropped; the global ids stay. Sized like the venues' memo. */
+const memo = new DocumentMemo<OrganizerDoc, OrganizerResponse>(25_000);
 
 /** Remembered per stored document and context (memo.ts): a organizer is embedded in many events. */
 export function serializeOrganizer(doc: OrganizerDoc, ctx: SerializeContext): OrganizerResponse {

@@ -29,8 +29,12 @@ export function venueJsonLd(doc: VenueDoc): Record<string, unknown> {
   return ld;
 }
 
-/** The venue object of reference §2.4: keys from `id` to `json_ld` are dropped when empty. */
-const memo = new DocumentMemo<VenueDoc, VenueResponse>(5_000);
+/**
+ * The venue object of reference §2.4: keys from `id` to `json_ld` are dropped when empty. Room for
+ * every venue of a large catalogue (20,000 beside a million events): a near-me page embeds the
+ * venues of a whole city, and rebuilding one on a miss costs more than the event around it.
+ */
+const memo = new DocumentMemo<VenueDoc, VenueResponse>(25_000);
 
 /** Remembered per stored document and context (memo.ts): a venue is embedded in many events. */
 export function serializeVenue(doc: VenueDoc, ctx: SerializeContext): VenueResponse {
