@@ -705,7 +705,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
         const set = resolveFields(input, null, errors, at);
         const { links, postParent } = knownLinks(input, known) ?? (await resolveLinks(input, null, errors));
         completeResolved(input, null, caller, set, postParent, errors, at);
-        if (!linkExisting(set, links)) await commitLinks(set, links, caller);
+        await commitLinks(set, links, caller);
         prepared.push(set);
         positions.push(position);
       } catch (error) {

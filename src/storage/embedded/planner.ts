@@ -221,8 +221,9 @@ const MAX_SPARE_SCRATCH = 16;
 
 export class Planner {
   /**
-   * Bitsets handed out as scratch during the current evaluation, or dropped by the cache during it
-   * (a set: a scratch union that is also an uncached clause's bitset is noted twice).
+   * Bitsets handed out as scratch during the current evaluation, those of clauses it did not cache,
+   * and those the cache dropped during it: each reused once the evaluation is over (a set, so a
+   * bitset noted twice is still handed out once).
    */
   private readonly inUse = new Set<Bitset>();
   /** Bitsets nothing refers to any more, to reuse. */
@@ -529,7 +530,7 @@ export class Planner {
         materialize: () => keep(path.toBits()),
       };
     }
-    if (expr.kind === 'or' || expr.kind === 'nor') return this.logicalAccess(expr, base, keep, seen >= 2);
+    if (expr.kind === 'or' || expr.kind === 'nor') return this.logicalAccess(expr, base, keep);
     const scanCost = this.host.liveCount * (testCost + COST.entry + COST.doc);
     const postable =
       (expr.kind === 'cmp' && expr.op === '$eq' && indexableValue(expr.value)) ||
@@ -572,13 +573,11 @@ export class Planner {
     expr: Extract<Expr, { kind: 'or' | 'nor' }>,
     base: Pick<Access, 'expr' | 'key' | 'predicate' | 'cached' | 'testCost'>,
     keep: (bits: Bitset) => { bits: Bitset; shared: boolean },
-    kept: boolean,
   ): Access {
     const plans = expr.children.map((child) => this.planConjunction(child.kind === 'and' ? child.children : [child]));
     const childCost = plans.reduce((sum, plan) => sum + plan.cost, 0);
-    const union = (): Bitset => {
-      // A clause seen once (an $or holding the clock) is not cached: its union can be scratch.
-      const bits = kept ? this.emptyBits() : this.scratch();
+    /** The branches' union written into `bits` (keep then caches it, or reuses it after this evaluation). */
+    const unionInto = (bits: Bitset): Bitset => {
       for (const plan of plans) {
         const matches = plan.run();
         if (matches.bits !== null) bits.or(matches.bits);
@@ -593,7 +592,7 @@ export class Planner {
         slots: null,
         slotsCost: Infinity,
         materializeCost: childCost + 2 * this.words * COST.word,
-        materialize: () => keep(this.copyOf(this.host.live).andNot(union())),
+        materialize: () => keep(this.copyOf(this.host.live).andNot(unionInto(this.scratch()))),
       };
     }
     const estimate = Math.min(this.host.liveCount, plans.reduce((sum, plan) => sum + plan.estimate, 0));
@@ -607,7 +606,7 @@ export class Planner {
       },
       slotsCost: childCost + estimate * COST.entry,
       materializeCost: childCost + this.words * COST.word,
-      materialize: () => keep(union()),
+      materialize: () => keep(unionInto(this.emptyBits())),
     };
   }
 
