@@ -750,9 +750,18 @@ class SeedRun {
     );
   }
 
+  /**
+   * Events a batch at a time: one slug lookup and one reference prefetch per batch, then the batch in
+   * layers — an event whose series parent (`post_parent`) is in the same batch goes one layer after
+   * its parent, which is written (and its id known) first. Each layer's new events are one insertMany.
+   * (Flushing the batch at every in-batch parent instead made a file of ten-event series into
+   * ten-event writes: 100 times the lookups, and one log sync per ten events on a durable store.)
+   */
   private async applyEvents(source: SeedSource): Promise<void> {
-    let batch: PreparedEvent[] = [];
-    let inBatch = new Set<string>();
+    let batch: Array<PreparedEvent & { layer: number }> = [];
+    /** Layer of each event of the batch, by slug. */
+    let layers = new Map<string, number>();
+    let deepest = 0;
     const flush = async (): Promise<void> => {
       if (batch.length === 0) return;
       const slugs = batch.map((p) => p.slug);
@@ -762,25 +771,32 @@ class SeedRun {
       const parents = new Set<string>();
       for (const { record } of batch) {
         for (const [resource, list] of this.refsOf(record)) for (const s of list) refs[resource].add(s);
-        if (record.post_parent) parents.add(record.post_parent);
+        // A parent of this batch gets its id when its layer is written, not from storage.
+        if (record.post_parent && !layers.has(record.post_parent)) parents.add(record.post_parent);
       }
       await Promise.all([...SMALL.map((r) => this.ids[r].prefetch(refs[r])), this.ids.events.prefetch(parents)]);
-      // New events are created together (one insertMany); stored ones are compared one by one.
-      const creates = this.dryRun ? [] : batch.filter((prepared) => !existing.has(prepared.slug));
-      const others = creates.length === 0 ? batch : batch.filter((prepared) => existing.has(prepared.slug));
-      await forEachLimit(others, this.concurrency, (prepared) =>
-        this.attempt('events', prepared.position, prepared.slug, () => this.upsertEvent(prepared, existing.get(prepared.slug) ?? null)),
-      );
-      await this.createEvents(creates);
+      const byLayer: PreparedEvent[][] = Array.from({ length: deepest + 1 }, () => []);
+      for (const prepared of batch) byLayer[prepared.layer]!.push(prepared);
+      for (const layer of byLayer) {
+        // New events are created together (one insertMany); stored ones are compared one by one.
+        const creates = this.dryRun ? [] : layer.filter((prepared) => !existing.has(prepared.slug));
+        const others = creates.length === 0 ? layer : layer.filter((prepared) => existing.has(prepared.slug));
+        await forEachLimit(others, this.concurrency, (prepared) =>
+          this.attempt('events', prepared.position, prepared.slug, () => this.upsertEvent(prepared, existing.get(prepared.slug) ?? null)),
+        );
+        await this.createEvents(creates);
+      }
       batch = [];
-      inBatch = new Set();
+      layers = new Map();
+      deepest = 0;
     };
     for await (const { position, record, dates } of this.keptEvents.get(source) ?? this.rereadEvents(source)) {
       const slug = record.slug ?? slugFrom(record.title, '');
-      // A parent in this very batch must be written before its occurrences are looked at.
-      if (record.post_parent && inBatch.has(record.post_parent)) await flush();
-      batch.push({ position, slug, record, dates });
-      inBatch.add(slug);
+      const parentLayer = record.post_parent ? layers.get(record.post_parent) : undefined;
+      const layer = parentLayer === undefined ? 0 : parentLayer + 1;
+      batch.push({ position, slug, record, dates, layer });
+      layers.set(slug, layer);
+      if (layer > deepest) deepest = layer;
       if (batch.length >= this.batchSize) await flush();
     }
     await flush();

@@ -220,6 +220,45 @@ describe('seed loader', () => {
     }
   });
 
+  it('writes a batch of series in layers: parents, then occurrences, then theirs — one insertMany each', async () => {
+    // Ten series of a parent, two occurrences and an occurrence of an occurrence, interleaved the way
+    // an export lists them (each parent before its children, as streamed files must).
+    const lines: string[] = [];
+    const day = (n: number) => `2030-02-${String(n + 1).padStart(2, '0')}`;
+    for (let s = 0; s < 10; s++) {
+      const event = (slug: string, parent?: string) =>
+        lines.push(JSON.stringify({ slug, title: slug, start_date: `${day(s)} 10:00`, end_date: `${day(s)} 11:00`, ...(parent ? { post_parent: parent } : {}) }));
+      event(`series-${s}`);
+      event(`series-${s}-a`, `series-${s}`);
+      event(`series-${s}-b`, `series-${s}`);
+      event(`series-${s}-a-1`, `series-${s}-a`);
+    }
+    dir.write('events.json', []);
+    dir.write('events.jsonl', `${lines.join('\n')}\n`);
+    const sizes: number[] = [];
+    const insertMany = storage.events.insertMany.bind(storage.events);
+    storage.events.insertMany = async (docs) => (sizes.push(docs.length), insertMany(docs));
+
+    const { report, problems } = await seed(storage, [dir.dir]);
+    expect(problems).toEqual([]);
+    expect(report.counts.events.created).toBe(40);
+    // One write per layer of the one batch (it used to be one per series: 10 writes of 3–4 events).
+    expect(sizes).toEqual([10, 20, 10]);
+    const events = await storage.events.find({ filter: {}, sort: [['slug', 1]] });
+    const slugOf = new Map(events.map((e) => [e._id, e.slug]));
+    const parents = Object.fromEntries(events.map((e) => [e.slug, e.postParent === null ? null : slugOf.get(e.postParent)]));
+    for (let s = 0; s < 10; s++) {
+      expect(parents).toMatchObject({ [`series-${s}`]: null, [`series-${s}-a`]: `series-${s}`, [`series-${s}-b`]: `series-${s}`, [`series-${s}-a-1`]: `series-${s}-a` });
+    }
+
+    // A second run with a smaller batch: a parent in an earlier batch comes from storage, and nothing changes.
+    sizes.length = 0;
+    const again = await seed(storage, [dir.dir], { batchSize: 3 });
+    expect(again.problems).toEqual([]);
+    expect(again.report.counts.events).toMatchObject({ unchanged: 40, created: 0, updated: 0 });
+    expect(sizes).toEqual([]);
+  });
+
   it('reads JSON Lines and CSV event files, reporting lines', async () => {
     const calendar = smallCalendar();
     dir.write('events.json', []);
