@@ -359,6 +359,41 @@ describe('durable storage: damaged logs', () => {
     await expect(open(crashed)).rejects.toThrow(/not the newest log, so this is not a torn append/);
   });
 
+  it('reads a format-1 directory (ISO dates) and writes on in a new format-2 log, leaving the old one as it was', async () => {
+    const dir = await tempDir();
+    const old = [
+      ['wal', 1, 1],
+      ['seq', 'posts', 7],
+      ['put', 'events', { ...makeEventDoc({ _id: 7, slug: 'old' }), startUtc: { $date: '2025-05-01T19:30:15.123Z' }, endUtc: { $date: null } }],
+    ].map((record) => frame(JSON.stringify(record)));
+    const oldBytes = Buffer.concat(old);
+    await writeFile(join(dir, 'wal-00000001.log'), oldBytes);
+    const storage = await open(dir);
+    const restored = await storage.events.findById(7);
+    expect(restored?.startUtc).toEqual(new Date('2025-05-01T19:30:15.123Z'));
+    expect(Number.isNaN(restored!.endUtc.getTime())).toBe(true);
+    const id = await storage.nextId('posts');
+    expect(id).toBe(8);
+    await storage.events.insertOne(makeEventDoc({ _id: id, slug: 'new', startUtc: new Date(Date.UTC(2031, 0, 2, 3, 4, 5, 6)) }));
+    await storage.close();
+
+    expect(await walFiles(dir)).toEqual(['wal-00000001.log', 'wal-00000002.log']);
+    expect(await readFile(join(dir, 'wal-00000001.log'))).toEqual(oldBytes);
+    const newLog = (await readFile(join(dir, 'wal-00000002.log'), 'utf8')).split('\n');
+    expect(newLog[0]).toMatch(/ \["wal",2,2\]$/);
+    expect(newLog.join('\n')).toContain('"startUtc":{"$date":1925089445006}');
+
+    const reopened = await openTracked(dir);
+    expect((await reopened.events.findById(7))?.startUtc).toEqual(new Date('2025-05-01T19:30:15.123Z'));
+    expect((await reopened.events.findById(8))?.startUtc).toEqual(new Date(Date.UTC(2031, 0, 2, 3, 4, 5, 6)));
+  });
+
+  it('refuses a log of a format it does not know', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'wal-00000001.log'), frame(JSON.stringify(['wal', 3, 1])));
+    await expect(open(dir)).rejects.toThrow(/wal-00000001\.log is in format 3; this version reads 1 and 2/);
+  });
+
   it('refuses a missing log generation', async () => {
     const dir = await tempDir();
     const storage = await open(dir);

@@ -10,7 +10,7 @@
 import { type AppendFile } from './files.js';
 
 interface Batch {
-  lines: string[];
+  lines: Buffer[];
   done: Promise<void>;
   resolve: () => void;
   reject: (error: Error) => void;
@@ -57,7 +57,7 @@ export class GroupCommitLog {
   }
 
   /** Queues framed records; resolves once they are on disk (in order with every earlier record). */
-  append(lines: readonly string[]): Promise<void> {
+  append(lines: readonly Buffer[]): Promise<void> {
     if (this.failure !== null) return Promise.reject(this.failure);
     for (const line of lines) this.pending.lines.push(line);
     this.schedule();
@@ -121,7 +121,7 @@ export class GroupCommitLog {
   private flush(): void {
     const batch = this.pending;
     this.pending = newBatch();
-    const data = Buffer.from(batch.lines.join(''), 'utf8');
+    const data = batch.lines.length === 1 ? batch.lines[0]! : Buffer.concat(batch.lines);
     this.writing = batch;
     this.inFlight = (async () => {
       try {

@@ -36,7 +36,7 @@ import {
 } from '../port.js';
 import { type AppendFile, appendFileOf, lockDirectory, removeIfPresent, snapshotName, syncDirectory, walName } from './files.js';
 import { GroupCommitLog } from './group-commit.js';
-import { delRecord, endRecord, headerRecord, putRecord, seqRecord, toJsonValue } from './record.js';
+import { assertStorable, delRecord, endRecord, FORMAT, headerRecord, putRecord, seqRecord } from './record.js';
 import { DataDirectoryCorruptError, recover } from './recovery.js';
 
 export { DataDirectoryCorruptError } from './recovery.js';
@@ -154,20 +154,24 @@ export async function openDurableStorage(options: DurableStorageOptions): Promis
       counters.set(sequence, top);
     }
 
-    // The log to append to: the newest one, or generation 1 in a new directory.
-    let generation = state.wal?.generation ?? 1;
+    // The log to append to: the newest one, or generation 1 in a new directory. A log of an older
+    // format is left as it is and a new generation begins: one file holds one format, so a version
+    // that cannot read this one refuses it instead of misreading its newer records.
+    const olderFormat = state.wal !== null && state.wal.format !== null && state.wal.format !== FORMAT;
+    const fresh = state.wal === null || olderFormat;
+    const generation = state.wal === null ? 1 : state.wal.generation + (olderFormat ? 1 : 0);
     const walPath = join(dir, walName(generation));
-    const handle = await open(walPath, state.wal === null ? 'wx' : 'a');
+    const handle = await open(walPath, fresh ? 'wx' : 'a');
     const walFile = wrap(appendFileOf(handle), walPath);
-    let walBytes = state.wal?.bytes ?? 0;
+    let walBytes = fresh ? 0 : state.wal!.bytes;
     try {
-      if (!state.wal?.hasHeader) {
-        const header = Buffer.from(headerRecord('wal', generation));
+      if (fresh || state.wal?.format === null) {
+        const header = headerRecord('wal', generation);
         await walFile.append(header);
         await walFile.datasync();
         walBytes = header.length;
       }
-      if (state.wal === null) await syncDirectory(dir);
+      if (fresh) await syncDirectory(dir);
       for (const name of state.obsolete) await removeIfPresent(join(dir, name));
       if (state.obsolete.length > 0) await syncDirectory(dir);
     } catch (error) {
@@ -273,7 +277,7 @@ function createDurable(parts: DurableParts): DurableStorage {
    * group) until they are on disk. A write that changed nothing still waits for what is queued:
    * its answer may rest on writes not yet on disk.
    */
-  async function mutate<R>(apply: () => Promise<{ result: R; records: readonly string[] }>): Promise<R> {
+  async function mutate<R>(apply: () => Promise<{ result: R; records: readonly Buffer[] }>): Promise<R> {
     assertUsable();
     let durable!: Promise<void>;
     const result = await mutex.run(async () => {
@@ -292,9 +296,9 @@ function createDurable(parts: DurableParts): DurableStorage {
 
   function wrapCollection<T extends { _id: number }>(name: CollectionName, target: Collection<T>): Collection<T> {
     /** The records after a write: the documents as now stored (a failure here leaves memory ahead of the log). */
-    const postImages = async (ids: Iterable<number>): Promise<string[]> => {
+    const postImages = async (ids: Iterable<number>): Promise<Buffer[]> => {
       try {
-        const records: string[] = [];
+        const records: Buffer[] = [];
         for (const id of ids) {
           const doc = await target.findById(id);
           records.push(doc === null ? delRecord(name, id) : putRecord(name, doc));
@@ -321,10 +325,10 @@ function createDurable(parts: DurableParts): DurableStorage {
         }),
       updateById: (id, update) =>
         mutate(async () => {
-          toJsonValue(update, 'update');
+          assertStorable(update, 'update');
           const doc = await target.updateById(id, update);
           if (doc === null) return { result: null, records: [] };
-          let record: string;
+          let record: Buffer;
           try {
             record = putRecord(name, doc);
           } catch (error) {
@@ -334,7 +338,7 @@ function createDurable(parts: DurableParts): DurableStorage {
         }),
       updateMany: (filter, update) =>
         mutate(async () => {
-          toJsonValue(update, 'update');
+          assertStorable(update, 'update');
           // Same filter, same documents: their post-images are what the update changed.
           const ids = (await target.distinct('_id', filter)) as number[];
           const modified = await target.updateMany(filter, update);
@@ -370,7 +374,7 @@ function createDurable(parts: DurableParts): DurableStorage {
       if (wal.failed !== null) throw unavailable();
       if (closed) throw new CompactionAborted();
       const file = wrap(appendFileOf(await open(path, 'wx')), path);
-      const header = Buffer.from(headerRecord('wal', next));
+      const header = headerRecord('wal', next);
       try {
         await file.append(header);
         await file.datasync();
@@ -398,15 +402,15 @@ function createDurable(parts: DurableParts): DurableStorage {
     const file = wrap(appendFileOf(await open(path, 'w')), path);
     let bytes = 0;
     try {
-      let chunk: string[] = [];
+      let chunk: Buffer[] = [];
       let chunkLength = 0;
-      const out = async (lines: readonly string[]): Promise<void> => {
+      const out = async (lines: readonly Buffer[]): Promise<void> => {
         for (const line of lines) {
           chunk.push(line);
           chunkLength += line.length;
         }
         if (chunkLength < SNAPSHOT_WRITE_BYTES) return;
-        const data = Buffer.from(chunk.join(''), 'utf8');
+        const data = Buffer.concat(chunk);
         chunk = [];
         chunkLength = 0;
         await file.append(data);
@@ -422,7 +426,7 @@ function createDurable(parts: DurableParts): DurableStorage {
         for (let i = 0; i < ids.length; i += SNAPSHOT_SLICE) {
           if (closed) throw new CompactionAborted();
           const lines = await mutex.run(async () => {
-            const slice: string[] = [];
+            const slice: Buffer[] = [];
             for (const id of ids.slice(i, i + SNAPSHOT_SLICE)) {
               const doc = await collection.findById(id);
               if (doc !== null) slice.push(putRecord(name, doc));
@@ -436,7 +440,7 @@ function createDurable(parts: DurableParts): DurableStorage {
       const sequences = [...counters].map(([sequence, value]) => seqRecord(sequence, value));
       count += sequences.length;
       await out([...sequences, endRecord(count)]);
-      const rest = Buffer.from(chunk.join(''), 'utf8');
+      const rest = Buffer.concat(chunk);
       await file.append(rest);
       bytes += rest.length;
       await file.datasync();

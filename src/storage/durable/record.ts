@@ -12,8 +12,8 @@
  * record incomplete, or garbage after it, and the reader stops at the first record that does not
  * check out (it never skips over one: what follows a bad record cannot be trusted to be in order).
  *
- * Values JSON cannot carry exactly are tagged: a Date is `{"$date": "<ISO>"}` (`null` for an
- * invalid Date), a non-finite number or -0 is `{"$number": "NaN" | "Infinity" | "-Infinity" | "-0"}`.
+ * Values JSON cannot carry exactly are tagged: a Date is `{"$date": <milliseconds since 1970>}`
+ * (`null` for an invalid Date; an ISO string in format 1 files), a non-finite number or -0 is `{"$number": "NaN" | "Infinity" | "-Infinity" | "-0"}`.
  * Stored documents never hold `$`-prefixed field names (MongoDB refuses them and the API rejects
  * them), so the tags cannot collide with data.
  */
@@ -21,8 +21,13 @@ import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { type CollectionName, COLLECTION_NAMES, type SequenceName } from '../port.js';
 
-/** Bumped when the record format changes incompatibly; files of another format are refused. */
-export const FORMAT = 1;
+/** Bumped when the record format changes incompatibly: written in new files; an older version refuses them. */
+export const FORMAT = 2;
+/**
+ * Formats this version reads: 1 wrote a Date as an ISO string, 2 as milliseconds (an older version
+ * would read those as invalid dates, hence the bump).
+ */
+export const READABLE_FORMATS: readonly number[] = [1, 2];
 
 export type StoredDocument = { _id: number } & Record<string, unknown>;
 
@@ -53,8 +58,57 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
-/** A JSON-safe copy of a stored value, Dates and special numbers tagged. Throws UnstorableValueError. */
-export function toJsonValue(value: unknown, path = 'document'): unknown {
+/** Refuses (UnstorableValueError, naming the path) a value the log cannot hold; `path` names the value. */
+export function assertStorable(value: unknown, path = 'document'): void {
+  const found = unstorableIn(value, path);
+  if (found) throw found;
+}
+
+/** Thrown inside `jsonCopy`; turned into an UnstorableValueError with a path by its callers. */
+class Unstorable extends Error {}
+
+/** What cannot be stored: null when `value` can be (its children aside). */
+function unstorableWhat(value: unknown): string | null {
+  if (value === null) return null;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'number':
+      return null;
+    case 'object':
+      return value instanceof Date || Array.isArray(value) || isPlainObject(value) ? null : `a ${value.constructor?.name ?? 'non-plain'} object`;
+    default:
+      return `a value of type ${typeof value}`;
+  }
+}
+
+/** The first value under `value` (itself included) that cannot be stored, with its path. */
+function unstorableIn(value: unknown, path: string): UnstorableValueError | null {
+  const what = unstorableWhat(value);
+  if (what !== null) return new UnstorableValueError(path, what);
+  if (value === null || typeof value !== 'object' || value instanceof Date) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = unstorableIn(value[i], `${path}.${i}`);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    const child = (value as Record<string, unknown>)[key];
+    if (child === undefined) continue;
+    const found = unstorableIn(child, `${path}.${key}`);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * A JSON-safe copy of a stored value, Dates and special numbers tagged (see the header); an
+ * undefined field is left out, like the driver's ignoreUndefined. Throws Unstorable: the path is
+ * named by `unstorableIn` only then (building it for every field of every write cost a string each).
+ */
+function jsonCopy(value: unknown): unknown {
   if (value === null) return null;
   switch (typeof value) {
     case 'string':
@@ -64,30 +118,30 @@ export function toJsonValue(value: unknown, path = 'document'): unknown {
       return Number.isFinite(value) && !Object.is(value, -0) ? value : { $number: Object.is(value, -0) ? '-0' : String(value) };
     case 'object': {
       if (value instanceof Date) {
+        // Milliseconds (format 2): formatting and parsing ISO strings was a visible share of a write.
         const time = value.getTime();
-        return { $date: Number.isNaN(time) ? null : value.toISOString() };
+        return { $date: Number.isNaN(time) ? null : time };
       }
       if (Array.isArray(value)) {
         const out = new Array<unknown>(value.length);
-        for (let i = 0; i < value.length; i++) out[i] = toJsonValue(value[i], `${path}.${i}`);
+        for (let i = 0; i < value.length; i++) out[i] = jsonCopy(value[i]);
         return out;
       }
-      if (!isPlainObject(value)) throw new UnstorableValueError(path, `a ${value.constructor?.name ?? 'non-plain'} object`);
+      if (!isPlainObject(value)) throw new Unstorable();
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(value)) {
         const child = (value as Record<string, unknown>)[key];
-        // Like the driver with ignoreUndefined: an undefined field is not stored.
         if (child === undefined) continue;
-        setOwn(out, key, toJsonValue(child, `${path}.${key}`));
+        setOwn(out, key, jsonCopy(child));
       }
       return out;
     }
     default:
-      throw new UnstorableValueError(path, `a value of type ${typeof value}`);
+      throw new Unstorable();
   }
 }
 
-/** Inverse of `toJsonValue`, in place on freshly parsed JSON. */
+/** Inverse of `jsonCopy`, in place on freshly parsed JSON. */
 export function reviveJsonValue(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
@@ -101,8 +155,9 @@ export function reviveJsonValue(value: unknown): unknown {
   const keys = Object.keys(object);
   if (keys.length === 1) {
     if (keys[0] === '$date') {
-      const iso = object.$date;
-      return new Date(typeof iso === 'string' ? iso : Number.NaN);
+      // Milliseconds since format 2; an ISO string in format 1 files.
+      const at = object.$date;
+      return new Date(typeof at === 'number' || typeof at === 'string' ? at : Number.NaN);
     }
     if (keys[0] === '$number') return Number(object.$number);
   }
@@ -113,29 +168,47 @@ export function reviveJsonValue(value: unknown): unknown {
   return object;
 }
 
-/** Frames one JSON text as a record line. */
-export function frame(json: string): string {
-  const crc = crc32(json) >>> 0;
-  return `${crc.toString(16).padStart(8, '0')} ${Buffer.byteLength(json)} ${json}\n`;
+/**
+ * Frames one JSON text as a record line, as bytes: the text is encoded once, straight into the
+ * record (the checksum, the length and the file write all need the bytes, and encoding a long
+ * string three times was a visible share of every logged write).
+ */
+export function frame(json: string): Buffer {
+  const length = Buffer.byteLength(json);
+  const head = 8 + 1 + String(length).length + 1;
+  const record = Buffer.allocUnsafe(head + length + 1);
+  record.write(json, head, 'utf8');
+  const crc = crc32(record.subarray(head, head + length)) >>> 0;
+  record.write(`${crc.toString(16).padStart(8, '0')} ${length} `, 0, 'latin1');
+  record[head + length] = NEWLINE;
+  return record;
 }
 
-export function putRecord(collection: CollectionName, doc: object): string {
-  return frame(JSON.stringify(['put', collection, toJsonValue(doc)]));
+/** The record of a stored document. Throws UnstorableValueError (nothing is written then). */
+export function putRecord(collection: CollectionName, doc: object): Buffer {
+  let json: string;
+  try {
+    json = JSON.stringify(jsonCopy(doc));
+  } catch (error) {
+    if (error instanceof Unstorable) throw unstorableIn(doc, 'document') ?? new UnstorableValueError('document', 'a value');
+    throw error;
+  }
+  return frame(`["put",${JSON.stringify(collection)},${json}]`);
 }
 
-export function delRecord(collection: CollectionName, id: number): string {
+export function delRecord(collection: CollectionName, id: number): Buffer {
   return frame(JSON.stringify(['del', collection, id]));
 }
 
-export function seqRecord(sequence: SequenceName, value: number): string {
+export function seqRecord(sequence: SequenceName, value: number): Buffer {
   return frame(JSON.stringify(['seq', sequence, value]));
 }
 
-export function headerRecord(kind: 'wal' | 'snapshot', generation: number): string {
+export function headerRecord(kind: 'wal' | 'snapshot', generation: number): Buffer {
   return frame(JSON.stringify([kind, FORMAT, generation]));
 }
 
-export function endRecord(count: number): string {
+export function endRecord(count: number): Buffer {
   return frame(JSON.stringify(['end', count]));
 }
 

@@ -13,7 +13,7 @@ import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { COLLECTION_NAMES, type CollectionName, type SequenceName } from '../port.js';
 import { listDirectory, removeIfPresent, snapshotName, syncDirectory, walName } from './files.js';
-import { FORMAT, type LogRecord, type ScanResult, scanRecords, type StoredDocument } from './record.js';
+import { type LogRecord, READABLE_FORMATS, type ScanResult, scanRecords, type StoredDocument } from './record.js';
 
 export class DataDirectoryCorruptError extends Error {
   constructor(message: string) {
@@ -25,8 +25,8 @@ export class DataDirectoryCorruptError extends Error {
 export interface RecoveredState {
   docs: Record<CollectionName, Map<number, StoredDocument>>;
   sequences: Map<SequenceName, number>;
-  /** The log to append to, or null in a new directory. */
-  wal: { generation: number; bytes: number; hasHeader: boolean } | null;
+  /** The newest log, or null in a new directory; `format` null when it has no header yet (torn). */
+  wal: { generation: number; bytes: number; format: number | null } | null;
   /** The snapshot recovery started from (0: none). */
   snapshotGeneration: number;
   snapshotBytes: number;
@@ -57,6 +57,10 @@ async function cutTail(dir: string, name: string, scan: ScanResult): Promise<str
     `${name}: ${stop.kind === 'incomplete' ? 'torn' : 'corrupt'} tail at byte ${stop.offset} (${stop.detail}); ` +
     `${scan.fileBytes - stop.offset} bytes cut and kept in ${keep}`
   );
+}
+
+function checkFormat(name: string, format: number): void {
+  if (!READABLE_FORMATS.includes(format)) throw new DataDirectoryCorruptError(`${name} is in format ${format}; this version reads ${READABLE_FORMATS.join(' and ')}`);
 }
 
 export async function recover(dir: string): Promise<RecoveredState> {
@@ -101,7 +105,7 @@ export async function recover(dir: string): Promise<RecoveredState> {
       if (first) {
         first = false;
         if (record.type !== 'snapshot' || record.generation !== base) throw new DataDirectoryCorruptError(`${name} has no snapshot header`);
-        if (record.format !== FORMAT) throw new DataDirectoryCorruptError(`${name} is in format ${record.format}; this version reads ${FORMAT}`);
+        checkFormat(name, record.format);
         return;
       }
       if (end !== null) throw new DataDirectoryCorruptError(`${name} has records after its end (byte ${offset})`);
@@ -135,11 +139,13 @@ export async function recover(dir: string): Promise<RecoveredState> {
     const name = walName(generation);
     const newest = i === wals.length - 1;
     let first = true;
+    let format: number | null = null;
     const scan = await scanRecords(join(dir, name), (record, offset) => {
       if (first) {
         first = false;
         if (record.type !== 'wal' || record.generation !== generation) throw new DataDirectoryCorruptError(`${name} has no log header`);
-        if (record.format !== FORMAT) throw new DataDirectoryCorruptError(`${name} is in format ${record.format}; this version reads ${FORMAT}`);
+        checkFormat(name, record.format);
+        format = record.format;
         return;
       }
       if (record.type !== 'put' && record.type !== 'del' && record.type !== 'seq') {
@@ -158,7 +164,7 @@ export async function recover(dir: string): Promise<RecoveredState> {
       state.stats.droppedBytes += scan.fileBytes - scan.validBytes;
     }
     state.stats.logBytes += scan.validBytes;
-    if (newest) state.wal = { generation, bytes: scan.validBytes, hasHeader: scan.records > 0 };
+    if (newest) state.wal = { generation, bytes: scan.validBytes, format };
   }
 
   const { wals: allWals, snapshots } = listing;
