@@ -263,6 +263,8 @@ class SeedRun {
   /** Stored records (not in the files) that file records reference: `--prune` keeps them. */
   private readonly referencedStored: Record<SmallResource, Set<string>> = { categories: new Set(), tags: new Set(), venues: new Set(), organizers: new Set() };
   private readonly referencedStoredEvents = new SlugFingerprints();
+  /** Events of the files that a later event of the files names as its series parent. */
+  private readonly parentsInFiles = new SlugFingerprints();
   private readonly ids: Record<Resource, SlugIds>;
   /** Valid event records per file, kept from the validation pass (null: too many, read again). */
   private readonly keptEvents = new Map<SeedSource, KeptEvent[] | null>();
@@ -591,7 +593,9 @@ class SeedRun {
         }
         this.keep(source, { position: item, record: checked.record, dates: checked.dates });
         const parent = checked.record.post_parent;
-        batch.push({ position: item, record: checked.record, slug: checked.slug, parentSeen: parent !== undefined && parent !== '' && this.eventSlugs.has(parent) });
+        const parentSeen = parent !== undefined && parent !== '' && this.eventSlugs.has(parent);
+        if (parentSeen) this.parentsInFiles.add(parent);
+        batch.push({ position: item, record: checked.record, slug: checked.slug, parentSeen });
         if (batch.length >= this.batchSize) await check();
       }
       await check();
@@ -823,7 +827,9 @@ class SeedRun {
       if (result instanceof ApiError) this.failed('events', position, result, slug);
       else {
         this.counts.events.created++;
-        this.ids.events.remember(slug, result._id);
+        // Kept for the occurrences that name it (the next layer of this batch needs it at once); any
+        // other id is looked up if ever needed, rather than crowding the cache during a large load.
+        if (this.parentsInFiles.has(slug)) this.ids.events.remember(slug, result._id);
       }
       this.tick('loading', this.total);
     });
@@ -846,42 +852,57 @@ class SeedRun {
     const timezone = record.timezone !== undefined ? record.timezone.trim() || this.siteTimezone : (current?.timezone ?? this.siteTimezone);
     const published = date_utc !== undefined ? resolveSeedDate(date_utc, 'UTC', this.now) : date !== undefined ? resolveSeedDate(date, timezone, this.now) : null;
     const anchor = published ?? current?.dateUtc ?? this.now;
-    const instant = (raw: string | number): number => {
-      const resolved = resolveSeedDate(raw, timezone, anchor);
-      if (resolved === null) throw new SeedError(`a date of "${slug}" could not be read again`);
-      return toTimestamp(resolved);
-    };
     const body: Record<string, unknown> = {};
     for (const key in record) if (!REFERENCE_AND_DATE_FIELDS.has(key)) body[key] = record[key as keyof SeedEvent];
     body.slug = slug;
     // The validation pass read the dates in the same zone from the same clock: a new event without a
     // publication date (which would anchor relative dates) takes them as they are.
     const reuse = resolved !== undefined && current === null && published === null;
-    body.start_date = reuse ? resolved[0] : instant(start_date);
-    body.end_date = reuse ? resolved[1] : instant(end_date);
+    body.start_date = reuse ? resolved[0] : this.instant(start_date, timezone, anchor, slug);
+    body.end_date = reuse ? resolved[1] : this.instant(end_date, timezone, anchor, slug);
     if (published !== null) body.date_utc = toTimestamp(published);
     else if (current === null) body.date_utc = toTimestamp(this.now);
     if (current?.status === 'trash' && record.status === undefined) body.status = 'publish';
-    let placeholders = false;
-    const id = (resource: Resource, s: string): number => {
-      const found = this.ids[resource].get(s);
-      if (typeof found !== 'number') throw new SeedError(`${resource} "${s}" named by "${slug}" cannot be found any more`);
-      if (found < 0) placeholders = true;
-      return found;
-    };
-    if (venue !== undefined) body.venue = venue === '' ? 0 : id('venues', venue);
-    if (organizer !== undefined) body.organizer = organizer.map((s) => id('organizers', s));
-    if (categories !== undefined) body.categories = categories.map((s) => id('categories', s));
-    if (tags !== undefined) body.tags = tags.map((s) => id('tags', s));
-    if (parent !== undefined) body.post_parent = parent === '' ? 0 : id('events', parent);
+    if (venue !== undefined) body.venue = venue === '' ? 0 : this.idOf('venues', venue, slug);
+    if (organizer !== undefined) body.organizer = this.idsOf('organizers', organizer, slug);
+    if (categories !== undefined) body.categories = this.idsOf('categories', categories, slug);
+    if (tags !== undefined) body.tags = this.idsOf('tags', tags, slug);
+    if (parent !== undefined) body.post_parent = parent === '' ? 0 : this.idOf('events', parent, slug);
+    // Negative ids are a dry run's placeholders for records it would create.
+    const placeholders =
+      this.dryRun &&
+      ((typeof body.venue === 'number' && body.venue < 0) ||
+      (typeof body.post_parent === 'number' && body.post_parent < 0) ||
+      [body.organizer, body.categories, body.tags].some((ids) => Array.isArray(ids) && ids.some((id) => (id as number) < 0)));
     return { body: body as EventCreate, placeholders };
+  }
+
+  // eventBody's helpers are methods rather than closures made for every record (see services/events.ts).
+
+  private instant(raw: string | number, timezone: string, anchor: Date, slug: string): number {
+    const resolved = resolveSeedDate(raw, timezone, anchor);
+    if (resolved === null) throw new SeedError(`a date of "${slug}" could not be read again`);
+    return toTimestamp(resolved);
+  }
+
+  /** The id of a record a file record names (known since validation or its write). */
+  private idOf(resource: Resource, s: string, slug: string): number {
+    const found = this.ids[resource].get(s);
+    if (typeof found !== 'number') throw new SeedError(`${resource} "${s}" named by "${slug}" cannot be found any more`);
+    return found;
+  }
+
+  private idsOf(resource: Resource, slugs: readonly string[], slug: string): number[] {
+    const ids = new Array<number>(slugs.length);
+    for (let i = 0; i < slugs.length; i++) ids[i] = this.idOf(resource, slugs[i]!, slug);
+    return ids;
   }
 
   /** A stored event compared and updated, or (dry run) one that would be created; real creates go through `createEvents`. */
   private async upsertEvent({ record, slug }: PreparedEvent, current: EventDoc | null): Promise<'created' | 'updated' | 'unchanged'> {
     const { body, placeholders } = this.eventBody(record, slug, current);
     if (current) {
-      this.ids.events.remember(slug, current._id);
+      if (this.parentsInFiles.has(slug)) this.ids.events.remember(slug, current._id);
       // A dry run cannot compare links to records it would only create: those change for sure.
       if (placeholders) return 'updated';
       if (Object.keys(await this.events.changes(current, body, CALLER)).length === 0) return 'unchanged';

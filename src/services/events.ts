@@ -175,6 +175,23 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     return { set, links };
   }
 
+  // resolveFields' helpers live out here: a closure made on every write costs, more so under tsx
+  // (its keepNames wraps every function it creates).
+
+  /** A date field of a write read in `zone`; null when absent or invalid (then noted in `errors`). */
+  function dateField(input: EventInput, name: 'start_date' | 'end_date' | 'date' | 'date_utc', zone: string, at: Date, errors: ParamErrors): Date | null {
+    const raw = input[name];
+    if (raw === undefined) return null;
+    const parsed = parseDateInput(raw, { timezone: zone, now: at });
+    if (parsed === null) errors.add(name, `${name} is not a valid date.`);
+    return parsed;
+  }
+
+  /** A stored instant carried into a new time zone: the same wall clock there (unchanged when the zone is). */
+  function carried(instant: Date, from: string, to: string): Date {
+    return from === to ? instant : wallClockToInstant(formatWallClock(instant, from), to);
+  }
+
   /** The stored fields of a write's own values (references aside), each checked; problems go to `errors`. */
   function resolveFields(input: EventInput, current: EventDoc | null, errors: ParamErrors, at: Date): Partial<EventDoc> {
     const set: Partial<EventDoc> = {};
@@ -194,21 +211,10 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       else if (isValidTimezone(tz)) timezone = tz;
       else errors.add('timezone', 'timezone must be an IANA time zone (e.g. Europe/Berlin), UTC or UTC±N.');
     }
-    const timezoneChanged = current !== null && timezone !== current.timezone;
 
-    const parseIn = (name: 'start_date' | 'end_date' | 'date' | 'date_utc', zone: string): Date | null => {
-      const raw = input[name];
-      if (raw === undefined) return null;
-      const parsed = parseDateInput(raw, { timezone: zone, now: at });
-      if (parsed === null) errors.add(name, `${name} is not a valid date.`);
-      return parsed;
-    };
     // Without a new value, a time-zone change keeps the wall clock (design §9.8).
-    const carry = (instant: Date): Date =>
-      timezoneChanged && current ? wallClockToInstant(formatWallClock(instant, current.timezone), timezone) : instant;
-
-    const start = parseIn('start_date', timezone) ?? (current ? carry(current.startUtc) : null);
-    const end = parseIn('end_date', timezone) ?? (current ? carry(current.endUtc) : null);
+    const start = dateField(input, 'start_date', timezone, at, errors) ?? (current ? carried(current.startUtc, current.timezone, timezone) : null);
+    const end = dateField(input, 'end_date', timezone, at, errors) ?? (current ? carried(current.endUtc, current.timezone, timezone) : null);
     const allDay = input.all_day !== undefined ? toBool(input.all_day) : (current?.allDay ?? false);
     if (start && end) {
       const bounds = allDay ? allDayBounds(start, end, timezone) : { start, end };
@@ -219,8 +225,8 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     if (current === null || input.timezone !== undefined) set.timezone = timezone;
     if (current === null || input.all_day !== undefined) set.allDay = allDay;
 
-    const dateUtc = parseIn('date_utc', 'UTC');
-    const date = parseIn('date', timezone);
+    const dateUtc = dateField(input, 'date_utc', 'UTC', at, errors);
+    const date = dateField(input, 'date', timezone, at, errors);
     if (dateUtc ?? date) set.dateUtc = (dateUtc ?? date) as Date;
 
     if (input.author !== undefined) set.authorId = toId(input.author) ?? 0;
@@ -262,42 +268,36 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   }
 
   /**
-   * The references of a create whose linked records are all named by ids of `known` (records read
-   * for the whole batch): what resolveLinks would resolve, without a storage call each. Undefined
-   * when any reference needs storage (a slug, a name, a nested record, an id not in `known`):
-   * resolveLinks decides those, errors included.
+   * Links a create whose references all name ids of `known` (records read for the whole batch):
+   * sets what resolveLinks and commitLinks would set, without a storage call or a promise each (a
+   * bulk load links a thousand events a batch). Sets nothing and returns undefined when any
+   * reference needs storage (a slug, a name, a nested record, an id not in `known`): resolveLinks
+   * decides those, errors included.
    */
-  function knownLinks(input: EventCreate, known: KnownIds): ResolvedLinks | undefined {
-    const links: EventLinks = { venue: undefined, organizers: undefined, categories: undefined, tags: undefined };
+  function linkKnown(input: EventCreate, known: KnownIds, set: Partial<EventDoc>): { postParent: number | null | undefined } | undefined {
+    let venueId: number | null | undefined;
     if (input.venue !== undefined) {
       const single = venueItem(input.venue);
-      if (single === undefined || isEmptyLink(single)) links.venue = null;
+      if (single === undefined || isEmptyLink(single)) venueId = null;
       else {
         const id = toId(single);
         if (id === null || !known.venues.has(id)) return undefined;
-        links.venue = { id };
+        venueId = id;
       }
     }
+    let organizerIds: number[] | undefined;
     if (input.organizer !== undefined) {
-      links.organizers = [];
+      organizerIds = [];
       for (const item of organizerItems(input.organizer)) {
         if (isEmptyLink(item)) continue;
         const id = toId(item);
         if (id === null || !known.organizers.has(id)) return undefined;
-        links.organizers.push({ id });
+        if (!organizerIds.includes(id)) organizerIds.push(id);
       }
     }
-    for (const taxonomy of ['categories', 'tags'] as const) {
-      const value = input[taxonomy];
-      if (value === undefined) continue;
-      const refs: TermRef[] = [];
-      for (const item of termItems(value)) {
-        const id = toId(item);
-        if (id === null || !known[taxonomy].has(id)) return undefined;
-        refs.push({ id });
-      }
-      links[taxonomy] = refs;
-    }
+    const categoryIds = input.categories === undefined ? undefined : knownTermIds(input.categories, known.categories);
+    const tagIds = input.tags === undefined ? undefined : knownTermIds(input.tags, known.tags);
+    if (categoryIds === null || tagIds === null) return undefined;
     let postParent: number | null | undefined;
     if (input.post_parent !== undefined) {
       if (isNoParent(input.post_parent)) postParent = null;
@@ -307,7 +307,11 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
         postParent = id;
       }
     }
-    return { links, postParent };
+    if (venueId !== undefined) set.venueId = venueId;
+    if (organizerIds !== undefined) set.organizerIds = organizerIds;
+    if (categoryIds !== undefined) set.categoryIds = categoryIds;
+    if (tagIds !== undefined) set.tagIds = tagIds;
+    return { postParent };
   }
 
   /** Ids of the records a batch of creates names by id that exist: one query per collection. */
@@ -432,6 +436,16 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   /** A write names organizers as a list, one nested record, or ids in a string. */
   const organizerItems = (value: unknown): unknown[] =>
     Array.isArray(value) ? value : typeof value === 'object' && value !== null ? [value] : toList(value as string | number);
+  /** The distinct ids a term list names when every item is an id of `ids`; null otherwise. */
+  const knownTermIds = (value: NonNullable<EventCreate['categories']>, ids: ReadonlySet<number>): number[] | null => {
+    const out: number[] = [];
+    for (const item of termItems(value)) {
+      const id = toId(item);
+      if (id === null || !ids.has(id)) return null;
+      if (!out.includes(id)) out.push(id);
+    }
+    return out;
+  };
   /** `post_parent` 0, '' or zeros unlinks the parent. */
   const isNoParent = (value: number | string): boolean => value === 0 || value === '' || /^0+$/.test(String(value));
 
@@ -703,9 +717,13 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
         const errors = new ParamErrors();
         const at = now();
         const set = resolveFields(input, null, errors, at);
-        const { links, postParent } = knownLinks(input, known) ?? (await resolveLinks(input, null, errors));
-        completeResolved(input, null, caller, set, postParent, errors, at);
-        await commitLinks(set, links, caller);
+        const linked = linkKnown(input, known, set);
+        if (linked !== undefined) completeResolved(input, null, caller, set, linked.postParent, errors, at);
+        else {
+          const { links, postParent } = await resolveLinks(input, null, errors);
+          completeResolved(input, null, caller, set, postParent, errors, at);
+          await commitLinks(set, links, caller);
+        }
         prepared.push(set);
         positions.push(position);
       } catch (error) {
