@@ -405,6 +405,44 @@ describe('durable storage: damaged logs', () => {
 });
 
 describe('durable storage: compaction', () => {
+  it('waits for writes to pause before compacting, unless the log reaches twice the threshold; a reopened long log is compacted once quiet', async () => {
+    const threshold = 16 * 1024;
+    const lull = 600;
+    const dir = await tempDir();
+    const storage = await openTracked(dir, { compactMinBytes: threshold, compactRatio: 0, compactionLullMs: lull });
+    let id = 0;
+    const write = () => storage.tags.insertOne(makeTagDoc({ _id: ++id, slug: `tag-${id}`, name: `Tag ${id}`, nameKey: `tag ${id}`, description: 'x'.repeat(200) }));
+    const waitFor = async (condition: () => boolean, ms: number) => {
+      for (const started = Date.now(); !condition() && Date.now() - started < ms; ) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+
+    // A burst past the threshold: no compaction while the writes keep coming…
+    while (storage.stats().logBytes < 1.5 * threshold) await write();
+    expect(storage.stats().compactions).toBe(0);
+    // …and one once they pause.
+    await waitFor(() => storage.stats().compactions === 1, 10 * lull);
+    expect(storage.stats().compactions).toBe(1);
+    expect(storage.stats().logBytes).toBeLessThan(threshold);
+
+    // A burst that does not pause: compacted anyway once the log is twice the threshold.
+    while (storage.stats().compactions === 1 && storage.stats().logBytes < 4 * threshold) await write();
+    expect(storage.stats().logBytes, 'compacted during the burst').toBeLessThan(4 * threshold);
+    await waitFor(() => storage.stats().compactions === 2, 10 * lull);
+    expect(storage.stats().compactions).toBe(2);
+    await storage.close();
+
+    // A log left long by a load that ended (with no compaction at all) is compacted after reopening, without a write.
+    const other = await tempDir();
+    const loader = await openTracked(other, { compactMinBytes: 2 ** 40 });
+    for (let i = 1; i <= 100; i++) await loader.tags.insertOne(makeTagDoc({ _id: i, slug: `t-${i}`, name: `T ${i}`, nameKey: `t ${i}`, description: 'y'.repeat(200) }));
+    await loader.close();
+    const reopened = await openTracked(other, { compactMinBytes: threshold, compactRatio: 0, compactionLullMs: lull });
+    expect(reopened.stats().logBytes).toBeGreaterThan(threshold);
+    await waitFor(() => reopened.stats().compactions === 1, 10 * lull);
+    expect(reopened.stats().compactions).toBe(1);
+    expect(await reopened.tags.count({})).toBe(100);
+  });
+
   it('compacts in the background into one snapshot and one log, losing nothing', async () => {
     const dir = await tempDir();
     const storage = await openTracked(dir, { compactMinBytes: 8 * 1024, compactRatio: 0 });
