@@ -181,6 +181,24 @@ export class SortedIndex {
       return;
     }
     this.countArrays(doc, 1);
+    const arrayAt = this.topLevel ? this.plainArrayAt(doc) : -1;
+    if (arrayAt >= 0) {
+      // One top-level field holds a non-empty array of strings and numbers (category, tag and
+      // organizer ids), the others scalars: an entry per distinct element, pushed without a tuple.
+      const record = doc as Record<string, unknown>;
+      const elements = record[this.fields[arrayAt]!] as ReadonlyArray<string | number>;
+      for (let i = 0; i < elements.length; i++) {
+        const element = elements[i]!;
+        // Strict equality is BSON equality here (no NaN; -0 and 0 are one key).
+        if (elements.indexOf(element) < i) continue;
+        for (let c = 0; c < this.fields.length; c++) into.keys[c]!.push(c === arrayAt ? element : (record[this.fields[c]!] ?? null));
+        this.countLeading(arrayAt === 0 ? element : (record[this.fields[0]!] ?? null), 1);
+        this.total += 1;
+        into.ids.push(id);
+        into.slots.push(slot);
+      }
+      return;
+    }
     for (const tuple of this.tuplesOf(doc)) {
       this.countLeading(tuple[0], 1);
       this.total += 1;
@@ -276,6 +294,22 @@ export class SortedIndex {
       for (const slot of block.slots) entries.slots.push(slot);
     }
     this.fill(entries);
+  }
+
+  /**
+   * The field holding the document's one array when that array is non-empty and of strings and
+   * numbers and every other indexed field holds a scalar; -1 otherwise (tuplesOf decides then).
+   */
+  private plainArrayAt(doc: unknown): number {
+    if (!isPlainObject(doc)) return -1;
+    let arrayAt = -1;
+    for (let c = 0; c < this.fields.length; c++) {
+      const value = doc[this.fields[c]!];
+      if (typeof value !== 'object' || value === null || value instanceof Date) continue;
+      if (arrayAt !== -1 || !plainElements(value)) return -1;
+      arrayAt = c;
+    }
+    return arrayAt;
   }
 
   /** Whether every indexed top-level field holds a scalar (or nothing): no array, no embedded document. */

@@ -10,6 +10,8 @@ import { isPlainObject } from './bson.js';
 export class TextIndex {
   readonly name: string;
   private readonly fields: string[];
+  /** Each field's path, split once (a bulk load indexes a million documents). */
+  private readonly paths: ReadonlyArray<readonly string[]>;
   /**
    * Per term, the slots holding it in ascending order: new documents take the highest slot so far,
    * so an insert appends (a set would hash every entry and keep a table several times larger).
@@ -34,13 +36,20 @@ export class TextIndex {
     }
     this.name = definition.name;
     this.fields = textFields;
+    this.paths = textFields.map((field) => field.split('.'));
   }
 
   /** The terms MongoDB would index for a document: every string reached by each field path. */
   termsOf(doc: Record<string, unknown>): Set<string> {
     const terms = new Set<string>();
-    for (const field of this.fields) {
-      for (const text of stringsAt(doc, field.split('.'), 0)) {
+    for (const path of this.paths) {
+      // A top-level string (titles, descriptions): no array of strings to gather first.
+      const value = path.length === 1 ? doc[path[0]!] : undefined;
+      if (typeof value === 'string') {
+        for (const term of tokenize(value)) terms.add(term);
+        continue;
+      }
+      for (const text of stringsAt(doc, path, 0)) {
         for (const term of tokenize(text)) terms.add(term);
       }
     }
