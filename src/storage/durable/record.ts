@@ -14,8 +14,8 @@
  *
  * Values JSON cannot carry exactly are tagged: a Date is `{"$date": <milliseconds since 1970>}`
  * (`null` for an invalid Date; an ISO string in format 1 files), a non-finite number or -0 is `{"$number": "NaN" | "Infinity" | "-Infinity" | "-0"}`.
- * Stored documents never hold `$`-prefixed field names (MongoDB refuses them and the API rejects
- * them), so the tags cannot collide with data.
+ * The API never stores `$`-prefixed field names; an object whose one field is `$date` or `$number`
+ * is refused all the same (the reader would take it for a tag).
  */
 import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
@@ -58,13 +58,18 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
+/** An object whose one (defined) field is a tag's (`{"$date": …}`, `{"$number": …}`) would be read back as a value. */
+function isTagKey(key: string): boolean {
+  return key === '$date' || key === '$number';
+}
+
 /** Refuses (UnstorableValueError, naming the path) a value the log cannot hold; `path` names the value. */
 export function assertStorable(value: unknown, path = 'document'): void {
   const found = unstorableIn(value, path);
   if (found) throw found;
 }
 
-/** Thrown inside `jsonCopy`; turned into an UnstorableValueError with a path by its callers. */
+/** Thrown inside `jsonReady`; turned into an UnstorableValueError with a path by its callers. */
 class Unstorable extends Error {}
 
 /** What cannot be stored: null when `value` can be (its children aside). */
@@ -76,7 +81,12 @@ function unstorableWhat(value: unknown): string | null {
     case 'number':
       return null;
     case 'object':
-      return value instanceof Date || Array.isArray(value) || isPlainObject(value) ? null : `a ${value.constructor?.name ?? 'non-plain'} object`;
+      if (value instanceof Date || Array.isArray(value)) return null;
+      if (!isPlainObject(value)) return `a ${value.constructor?.name ?? 'non-plain'} object`;
+      {
+        const fields = Object.keys(value).filter((key) => (value as Record<string, unknown>)[key] !== undefined);
+        return fields.length === 1 && isTagKey(fields[0]!) ? `an object whose only field is ${fields[0]} (the log's own tag)` : null;
+      }
     default:
       return `a value of type ${typeof value}`;
   }
@@ -104,12 +114,14 @@ function unstorableIn(value: unknown, path: string): UnstorableValueError | null
 }
 
 /**
- * A JSON-safe copy of a stored value, Dates and special numbers tagged (see the header); an
- * undefined field is left out, like the driver's ignoreUndefined. Throws Unstorable: the path is
- * named by `unstorableIn` only then (building it for every field of every write cost a string each).
+ * A stored value ready for JSON.stringify: the value itself when JSON carries it exactly, else a
+ * copy with Dates and special numbers tagged (see the header) — copying only the objects and arrays
+ * on the way to a tagged value (an event copies its top level for its four Dates; its arrays of ids
+ * and terms go as they are). An undefined field is left out (JSON.stringify drops it), like the
+ * driver's ignoreUndefined. Throws Unstorable: the path is named by `unstorableIn` only then
+ * (building it for every field of every write cost a string each).
  */
-function jsonCopy(value: unknown): unknown {
-  if (value === null) return null;
+function jsonReady(value: unknown): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -117,31 +129,45 @@ function jsonCopy(value: unknown): unknown {
     case 'number':
       return Number.isFinite(value) && !Object.is(value, -0) ? value : { $number: Object.is(value, -0) ? '-0' : String(value) };
     case 'object': {
+      if (value === null) return null;
       if (value instanceof Date) {
         // Milliseconds (format 2): formatting and parsing ISO strings was a visible share of a write.
         const time = value.getTime();
         return { $date: Number.isNaN(time) ? null : time };
       }
       if (Array.isArray(value)) {
-        const out = new Array<unknown>(value.length);
-        for (let i = 0; i < value.length; i++) out[i] = jsonCopy(value[i]);
-        return out;
+        let out: unknown[] | null = null;
+        for (let i = 0; i < value.length; i++) {
+          const element: unknown = value[i];
+          // JSON would write an undefined element (or a hole) as null: not what was stored.
+          if (element === undefined) throw new Unstorable();
+          const ready = jsonReady(element);
+          if (ready !== element) (out ??= value.slice())[i] = ready;
+        }
+        return out ?? value;
       }
       if (!isPlainObject(value)) throw new Unstorable();
-      const out: Record<string, unknown> = {};
+      let out: Record<string, unknown> | null = null;
+      let fields = 0;
+      let lastKey = '';
       for (const key of Object.keys(value)) {
         const child = (value as Record<string, unknown>)[key];
         if (child === undefined) continue;
-        setOwn(out, key, jsonCopy(child));
+        fields += 1;
+        lastKey = key;
+        const ready = jsonReady(child);
+        // A spread copies every own field as a data property (an own `__proto__` key included).
+        if (ready !== child) setOwn((out ??= { ...value }), key, ready);
       }
-      return out;
+      if (fields === 1 && isTagKey(lastKey)) throw new Unstorable();
+      return out ?? value;
     }
     default:
       throw new Unstorable();
   }
 }
 
-/** Inverse of `jsonCopy`, in place on freshly parsed JSON. */
+/** Inverse of `jsonReady`, in place on freshly parsed JSON. */
 export function reviveJsonValue(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
@@ -188,7 +214,7 @@ export function frame(json: string): Buffer {
 export function putRecord(collection: CollectionName, doc: object): Buffer {
   let json: string;
   try {
-    json = JSON.stringify(jsonCopy(doc));
+    json = JSON.stringify(jsonReady(doc));
   } catch (error) {
     if (error instanceof Unstorable) throw unstorableIn(doc, 'document') ?? new UnstorableValueError('document', 'a value');
     throw error;
