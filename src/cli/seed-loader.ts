@@ -59,6 +59,7 @@ import {
   formatPosition,
   type RecordPosition,
   readSource,
+  readSourceSteps,
   type SeedSource,
   SourceError,
   unchangedSince,
@@ -554,20 +555,24 @@ class SeedRun {
     const check = async (): Promise<void> => {
       const refs = { venues: new Set<string>(), organizers: new Set<string>(), categories: new Set<string>(), tags: new Set<string>() };
       const parents = new Set<string>();
+      // Visitors made once a batch, not once a record.
+      const collect = (resource: SmallResource, s: string): void => {
+        if (!this.fileSlugs[resource].has(s)) refs[resource].add(s);
+      };
+      let errors: FieldError[] = [];
+      const resolve = (resource: SmallResource, s: string): void => {
+        if (this.fileSlugs[resource].has(s)) return;
+        if (typeof this.ids[resource].get(s) === 'number') this.referencedStored[resource].add(s);
+        else errors.push({ field: fieldOf[resource], message: `${fieldOf[resource]} names "${s}", which is neither in the seed files nor stored.` });
+      };
       for (const { record, parentSeen } of batch) {
-        for (const [resource, slugs] of this.refsOf(record)) for (const s of slugs) if (!this.fileSlugs[resource].has(s)) refs[resource].add(s);
+        this.eachRef(record, collect);
         if (record.post_parent && !parentSeen) parents.add(record.post_parent);
       }
       await Promise.all([...SMALL.map((r) => this.ids[r].prefetch(refs[r])), this.ids.events.prefetch(parents)]);
       for (const { position, record, slug, parentSeen } of batch) {
-        const errors: FieldError[] = [];
-        for (const [resource, slugs] of this.refsOf(record)) {
-          for (const s of slugs) {
-            if (this.fileSlugs[resource].has(s)) continue;
-            if (typeof this.ids[resource].get(s) === 'number') this.referencedStored[resource].add(s);
-            else errors.push({ field: fieldOf[resource], message: `${fieldOf[resource]} names "${s}", which is neither in the seed files nor stored.` });
-          }
-        }
+        if (errors.length > 0) errors = [];
+        this.eachRef(record, resolve);
         if (record.post_parent && !parentSeen) {
           if (typeof this.ids.events.get(record.post_parent) === 'number') this.referencedStoredEvents.add(record.post_parent);
           else errors.push({ field: 'post_parent', message: `post_parent names "${record.post_parent}", which is neither stored nor an event before this one in the files.` });
@@ -578,25 +583,27 @@ class SeedRun {
       batch = [];
     };
     try {
-      for await (const item of readSource(source)) {
-        this.tick('validating', null);
-        if ('errors' in item) {
-          this.invalid('events', item, item.errors);
-          continue;
+      for await (const step of readSourceSteps(source)) {
+        for (const item of step) {
+          this.tick('validating', null);
+          if ('errors' in item) {
+            this.invalid('events', item, item.errors);
+            continue;
+          }
+          const errors: FieldError[] = [];
+          const checked = this.checkEvent(item, errors);
+          if (checked && !this.eventSlugs.add(checked.slug)) errors.push({ field: 'slug', message: `slug "${checked.slug}" is used by an earlier event record.` });
+          if (checked === null || errors.length > 0) {
+            this.invalid('events', item, errors, checked?.slug);
+            continue;
+          }
+          this.keep(source, { position: item, record: checked.record, dates: checked.dates });
+          const parent = checked.record.post_parent;
+          const parentSeen = parent !== undefined && parent !== '' && this.eventSlugs.has(parent);
+          if (parentSeen) this.parentsInFiles.add(parent);
+          batch.push({ position: item, record: checked.record, slug: checked.slug, parentSeen });
+          if (batch.length >= this.batchSize) await check();
         }
-        const errors: FieldError[] = [];
-        const checked = this.checkEvent(item, errors);
-        if (checked && !this.eventSlugs.add(checked.slug)) errors.push({ field: 'slug', message: `slug "${checked.slug}" is used by an earlier event record.` });
-        if (checked === null || errors.length > 0) {
-          this.invalid('events', item, errors, checked?.slug);
-          continue;
-        }
-        this.keep(source, { position: item, record: checked.record, dates: checked.dates });
-        const parent = checked.record.post_parent;
-        const parentSeen = parent !== undefined && parent !== '' && this.eventSlugs.has(parent);
-        if (parentSeen) this.parentsInFiles.add(parent);
-        batch.push({ position: item, record: checked.record, slug: checked.slug, parentSeen });
-        if (batch.length >= this.batchSize) await check();
       }
       await check();
     } catch (error) {
@@ -622,14 +629,12 @@ class SeedRun {
     this.keptCount += 1;
   }
 
-  /** The slugs an event record names, per resource (empty values left out). */
-  private refsOf(record: SeedEvent): Array<[SmallResource, string[]]> {
-    const refs: Array<[SmallResource, string[]]> = [];
-    if (record.venue) refs.push(['venues', [record.venue]]);
-    if (record.organizer?.length) refs.push(['organizers', record.organizer]);
-    if (record.categories?.length) refs.push(['categories', record.categories]);
-    if (record.tags?.length) refs.push(['tags', record.tags]);
-    return refs;
+  /** Calls `visit` with each slug an event record names and its resource (an empty venue left out). */
+  private eachRef(record: SeedEvent, visit: (resource: SmallResource, slug: string) => void): void {
+    if (record.venue) visit('venues', record.venue);
+    if (record.organizer) for (const s of record.organizer) visit('organizers', s);
+    if (record.categories) for (const s of record.categories) visit('categories', s);
+    if (record.tags) for (const s of record.tags) visit('tags', s);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -773,8 +778,9 @@ class SeedRun {
       for (const doc of await this.storage.events.find({ filter: { slug: { $in: slugs } } })) existing.set(doc.slug, doc);
       const refs = { venues: new Set<string>(), organizers: new Set<string>(), categories: new Set<string>(), tags: new Set<string>() };
       const parents = new Set<string>();
+      const collect = (resource: SmallResource, s: string): void => void refs[resource].add(s);
       for (const { record } of batch) {
-        for (const [resource, list] of this.refsOf(record)) for (const s of list) refs[resource].add(s);
+        this.eachRef(record, collect);
         // A parent of this batch gets its id when its layer is written, not from storage.
         if (record.post_parent && !layers.has(record.post_parent)) parents.add(record.post_parent);
       }
@@ -794,14 +800,22 @@ class SeedRun {
       layers = new Map();
       deepest = 0;
     };
-    for await (const { position, record, dates } of this.keptEvents.get(source) ?? this.rereadEvents(source)) {
+    /** Adds an event to the batch; true when the batch is full. */
+    const add = ({ position, record, dates }: KeptEvent): boolean => {
       const slug = record.slug ?? slugFrom(record.title, '');
       const parentLayer = record.post_parent ? layers.get(record.post_parent) : undefined;
       const layer = parentLayer === undefined ? 0 : parentLayer + 1;
       batch.push({ position, slug, record, dates, layer });
       layers.set(slug, layer);
       if (layer > deepest) deepest = layer;
-      if (batch.length >= this.batchSize) await flush();
+      return batch.length >= this.batchSize;
+    };
+    const kept = this.keptEvents.get(source);
+    // Kept records are walked synchronously: `for await` over an array waits a microtask per element.
+    if (kept) {
+      for (const event of kept) if (add(event)) await flush();
+    } else {
+      for await (const event of this.rereadEvents(source)) if (add(event)) await flush();
     }
     await flush();
   }

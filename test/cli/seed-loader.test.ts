@@ -123,6 +123,14 @@ describe('seed loader', () => {
     expect(await total()).toBe(0);
   });
 
+  it('reports each record of a batch for its own references only', async () => {
+    const event = (slug: string, extra: object) => ({ slug, title: slug, start_date: '+1 day', end_date: '+1 day', venue: 'hall', ...extra });
+    dir.write('events.json', [event('a', {}), event('b', { venue: 'nowhere' }), event('c', {}), event('d', { organizer: ['office', 'nobody'] }), event('e', { tags: ['outdoor'] })]);
+    const { report, problems } = await seed(storage, [dir.dir]);
+    expect(report.invalidRecords).toBe(2);
+    expect(problems.map((p) => `${p.slug} ${p.field}`)).toEqual(['b venue', 'd organizer']);
+  });
+
   it('resolves references to stored records that the files do not hold', async () => {
     await seed(storage, [dir.dir]);
     const only = seedDir({ 'events-more.json': [{ slug: 'encore', title: 'Encore', start_date: '+2 days 21:00', end_date: '+2 days 22:00', venue: 'hall', categories: ['music'], post_parent: 'jam' }] });
