@@ -88,17 +88,52 @@ function instantOfWall(wallMs: number, offsets: OffsetCache): number {
   return candidates[0] ?? wallMs - before * MINUTE_MS;
 }
 
+/** The number written by the digits at text[from, from + count); -1 if any is not a digit. */
+function digitsAt(text: string, from: number, count: number): number {
+  let value = 0;
+  for (let i = from; i < from + count; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/**
+ * The parts of `YYYY-MM-DD`, `YYYY-MM-DD HH:MM` or `YYYY-MM-DD HH:MM:SS` (`T` or a space between),
+ * read without a regular expression (a load reads two a record); undefined for any other text.
+ */
+function plainWallParts(text: string): [year: number, month: number, day: number, hour: number, minute: number, second: number] | undefined {
+  const length = text.length;
+  if (length !== 10 && length !== 16 && length !== 19) return undefined;
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return undefined; // '-'
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
+  if (year < 0 || month < 0 || day < 0) return undefined;
+  if (length === 10) return [year, month, day, 0, 0, 0];
+  const separator = text.charCodeAt(10);
+  if ((separator !== 32 && separator !== 84) || text.charCodeAt(13) !== 58) return undefined; // ' ' or 'T', ':'
+  const hour = digitsAt(text, 11, 2);
+  const minute = digitsAt(text, 14, 2);
+  if (hour < 0 || minute < 0) return undefined;
+  if (length === 16) return [year, month, day, hour, minute, 0];
+  const second = text.charCodeAt(16) === 58 ? digitsAt(text, 17, 2) : -1;
+  return second < 0 ? undefined : [year, month, day, hour, minute, second];
+}
+
 /** The fast path: an absolute date in one of the common forms, or undefined when it does not apply. */
 function fastAbsolute(text: string, timezone: string): Date | undefined {
-  const match = ABSOLUTE.exec(text);
-  if (match === null) return undefined;
-  const [, y, mo, d, h = '00', mi = '00', s = '00', zone] = match;
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  const hour = Number(h);
-  const minute = Number(mi);
-  const second = Number(s);
+  let year: number, month: number, day: number, hour: number, minute: number, second: number;
+  let zone: string | undefined;
+  const plain = plainWallParts(text);
+  if (plain !== undefined) [year, month, day, hour, minute, second] = plain;
+  else {
+    const match = ABSOLUTE.exec(text);
+    if (match === null) return undefined;
+    const [, y, mo, d, h = '00', mi = '00', s = '00', z] = match;
+    [year, month, day, hour, minute, second, zone] = [Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s), z];
+  }
   // Out-of-range parts roll over in PHP (`2026-02-30` is 2 March): left to the full parser.
   if (year < FAST_MIN_YEAR || year > FAST_MAX_YEAR || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;

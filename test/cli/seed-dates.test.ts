@@ -109,7 +109,8 @@ describe('seed dates', () => {
 
   it('leaves every other form to parseDateInput', () => {
     const anchor = new Date(Date.UTC(2026, 4, 10, 9, 15));
-    for (const raw of ['tomorrow 9am', 'next monday 18:00', '+2 months 10:00', '2026-02-30', '@1767225600', '1767225600', 'not a date']) {
+    const nearMisses = ['2026-05-01 19:3a', '2026-05-01X19:30', '2026-05-0119:30:0', '2026-05-01 19:30:0x', '2026-05-01 19-30', '2026/05/01', '2026-5-01 19:30', '2026-05-01 24:00', '2026-05-01 19:60:00', '2026-13-01', '+026-05-01'];
+    for (const raw of ['tomorrow 9am', 'next monday 18:00', '+2 months 10:00', '2026-02-30', '@1767225600', '1767225600', 'not a date', ...nearMisses]) {
       const result = same(raw, 'Europe/Paris', anchor);
       expect(result.actual, raw).toBe(result.expected);
     }
