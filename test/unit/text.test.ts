@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ENGLISH_STOP_WORDS, searchTermsOf, searchWords, textSearchOf, tokenize } from '../../src/lib/text.js';
 
@@ -45,6 +46,27 @@ describe('tokenize', () => {
     const long = `${'Concerts running '.repeat(400)}end`;
     expect(tokenize(long)).toEqual([...Array.from({ length: 400 }, () => ['concert', 'run']).flat(), 'end']);
     expect(tokenize(long)).toEqual(tokenize(long));
+  });
+});
+
+describe('tokenize: ASCII text', () => {
+  it('splits and folds ASCII text as the general (Unicode) path does', () => {
+    // A trailing non-ASCII word sends the same text down the general path; its own term is last.
+    const general = (text: string) => tokenize(`${text} é`).slice(0, -1);
+    const words = fc.constantFrom('Jazz', "don't", 'THE', 'night', 'run_ning', 'café', '42', 'x');
+    const text = fc.array(fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 6 }), words), { maxLength: 8 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, (t) => {
+        fc.pre(!/[^\u0000-\u007f]/.test(t));
+        expect(tokenize(t)).toEqual(general(t));
+      }),
+      { numRuns: 2000 },
+    );
+    // Every ASCII delimiter, between two words.
+    for (let code = 0; code < 128; code++) {
+      const t = `alpha${String.fromCharCode(code)}beta`;
+      expect(tokenize(t), JSON.stringify(t)).toEqual(general(t));
+    }
   });
 });
 
