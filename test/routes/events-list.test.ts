@@ -357,7 +357,10 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
   describe('start_date / end_date (EventArchiveCest L164-L280)', () => {
     /** 10 weekly events from now + 1 week, 2 hours long. */
     const addWeekly = async (): Promise<{ now: number; created: number[] }> => {
-      const now = Date.now();
+      // Noon of today (UTC, the site's zone): an event two hours long never runs past midnight, so
+      // the day a bound rounds to holds the whole event whatever the hour the suite runs at (from
+      // now, at 22:00 or later, "+3 weeks" rounded to the end of its day missed the third event).
+      const now = startOfUtcDay(Date.now()) + 12 * HOUR;
       const created: number[] = [];
       for (let k = 1; k <= 10; k += 1) created.push(await addAt(now + k * WEEK, { title: `Week ${k}` }));
       return { now, created };
