@@ -265,6 +265,22 @@ describe('seed loader', () => {
     expect(again.problems).toEqual([]);
     expect(again.report.counts.events).toMatchObject({ unchanged: 40, created: 0, updated: 0 });
     expect(sizes).toEqual([]);
+
+    // Batches of 3 and 5 into empty stores: series cross batches (a parent's write may still be in
+    // flight when its occurrences' batch is prepared) and every link comes out the same.
+    for (const batchSize of [3, 5]) {
+      const other = await openStorage();
+      try {
+        const small = await seed(other, [dir.dir], { batchSize });
+        expect(small.problems).toEqual([]);
+        expect(small.report.counts.events.created).toBe(40);
+        const stored = await other.events.find({ filter: {}, sort: [['slug', 1]] });
+        const slugs = new Map(stored.map((e) => [e._id, e.slug]));
+        expect(Object.fromEntries(stored.map((e) => [e.slug, e.postParent === null ? null : slugs.get(e.postParent)]))).toEqual(parents);
+      } finally {
+        await other.close();
+      }
+    }
   });
 
   it('reads JSON Lines and CSV event files, reporting lines', async () => {
