@@ -811,11 +811,12 @@ class SeedRun {
       return batch.length >= this.batchSize;
     };
     const kept = this.keptEvents.get(source);
-    // Kept records are walked synchronously: `for await` over an array waits a microtask per element.
+    // Kept records are walked synchronously, read ones a chunk at a time: a `for await` step per record
+    // costs a microtask turn and promises each.
     if (kept) {
       for (const event of kept) if (add(event)) await flush();
     } else {
-      for await (const event of this.rereadEvents(source)) if (add(event)) await flush();
+      for await (const step of this.rereadEvents(source)) for (const event of step) if (add(event)) await flush();
     }
     await flush();
   }
@@ -849,14 +850,16 @@ class SeedRun {
     });
   }
 
-  /** The event records of a file too large to keep between the passes, read again. */
-  private async *rereadEvents(source: SeedSource): AsyncGenerator<KeptEvent> {
+  /** The event records of a file too large to keep between the passes, read again (a chunk's worth at a time). */
+  private async *rereadEvents(source: SeedSource): AsyncGenerator<KeptEvent[]> {
     if (!(await unchangedSince(source))) throw new SeedError(`${source.display} changed while it was being loaded; run again.`);
-    for await (const item of readSource(source)) {
-      // Validated in pass 1 (and the file's size and time are unchanged): a record unreadable now means
-      // the file changed in between.
-      if ('errors' in item || typeof item.record !== 'object' || item.record === null) throw new SeedError(`${formatPosition(item)} changed while the file was being loaded; run again.`);
-      yield { position: item, record: item.record as SeedEvent };
+    for await (const step of readSourceSteps(source)) {
+      yield step.map((item) => {
+        // Validated in pass 1 (and the file's size and time are unchanged): a record unreadable now
+        // means the file changed in between.
+        if ('errors' in item || typeof item.record !== 'object' || item.record === null) throw new SeedError(`${formatPosition(item)} changed while the file was being loaded; run again.`);
+        return { position: item, record: item.record as SeedEvent };
+      });
     }
   }
 
