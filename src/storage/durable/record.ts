@@ -13,7 +13,8 @@
  * check out (it never skips over one: what follows a bad record cannot be trusted to be in order).
  *
  * Values JSON cannot carry exactly are tagged: a Date is `{"$date": <milliseconds since 1970>}`
- * (`null` for an invalid Date; an ISO string in format 1 files), a non-finite number or -0 is `{"$number": "NaN" | "Infinity" | "-Infinity" | "-0"}`.
+ * (`null` for an invalid Date; an ISO string in format 1 files), a non-finite number or -0 is
+ * `{"$number": "NaN" | "Infinity" | "-Infinity" | "-0"}`.
  * The API never stores `$`-prefixed field names; an object whose one field is `$date` or `$number`
  * is refused all the same (the reader would take it for a tag).
  */
@@ -65,8 +66,17 @@ function isTagKey(key: string): boolean {
 
 /** Refuses (UnstorableValueError, naming the path) a value the log cannot hold; `path` names the value. */
 export function assertStorable(value: unknown, path = 'document'): void {
-  const found = unstorableIn(value, path);
-  if (found) throw found;
+  readyForJson(value, path);
+}
+
+/** `jsonReady`, with its refusal turned into an UnstorableValueError naming the path (found only then). */
+function readyForJson(value: unknown, path: string): unknown {
+  try {
+    return jsonReady(value);
+  } catch (error) {
+    if (error instanceof Unstorable) throw unstorableIn(value, path) ?? new UnstorableValueError(path, 'a value');
+    throw error;
+  }
 }
 
 /** Thrown inside `jsonReady`; turned into an UnstorableValueError with a path by its callers. */
@@ -212,14 +222,7 @@ export function frame(json: string): Buffer {
 
 /** The record of a stored document. Throws UnstorableValueError (nothing is written then). */
 export function putRecord(collection: CollectionName, doc: object): Buffer {
-  let json: string;
-  try {
-    json = JSON.stringify(jsonReady(doc));
-  } catch (error) {
-    if (error instanceof Unstorable) throw unstorableIn(doc, 'document') ?? new UnstorableValueError('document', 'a value');
-    throw error;
-  }
-  return frame(`["put",${JSON.stringify(collection)},${json}]`);
+  return frame(`["put",${JSON.stringify(collection)},${JSON.stringify(readyForJson(doc, 'document'))}]`);
 }
 
 export function delRecord(collection: CollectionName, id: number): Buffer {
