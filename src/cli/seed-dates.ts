@@ -88,6 +88,9 @@ function instantOfWall(wallMs: number, offsets: OffsetCache): number {
   return candidates[0] ?? wallMs - before * MINUTE_MS;
 }
 
+/** An absolute date's parts; `zone` is the `Z` or `±HH:MM` it ends with, if any. */
+type AbsoluteParts = [year: number, month: number, day: number, hour: number, minute: number, second: number, zone?: string];
+
 /** The number written by the digits at text[from, from + count); -1 if any is not a digit. */
 function digitsAt(text: string, from: number, count: number): number {
   let value = 0;
@@ -103,7 +106,7 @@ function digitsAt(text: string, from: number, count: number): number {
  * The parts of `YYYY-MM-DD`, `YYYY-MM-DD HH:MM` or `YYYY-MM-DD HH:MM:SS` (`T` or a space between),
  * read without a regular expression (a load reads two a record); undefined for any other text.
  */
-function plainWallParts(text: string): [year: number, month: number, day: number, hour: number, minute: number, second: number] | undefined {
+function plainWallParts(text: string): AbsoluteParts | undefined {
   const length = text.length;
   if (length !== 10 && length !== 16 && length !== 19) return undefined;
   if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return undefined; // '-'
@@ -122,18 +125,21 @@ function plainWallParts(text: string): [year: number, month: number, day: number
   return second < 0 ? undefined : [year, month, day, hour, minute, second];
 }
 
+/** The parts of an absolute date in one of the common forms (the plain ones without a regular expression). */
+function absoluteParts(text: string): AbsoluteParts | undefined {
+  const plain = plainWallParts(text);
+  if (plain !== undefined) return plain;
+  const match = ABSOLUTE.exec(text);
+  if (match === null) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', zone] = match;
+  return [Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s), zone];
+}
+
 /** The fast path: an absolute date in one of the common forms, or undefined when it does not apply. */
 function fastAbsolute(text: string, timezone: string): Date | undefined {
-  let year: number, month: number, day: number, hour: number, minute: number, second: number;
-  let zone: string | undefined;
-  const plain = plainWallParts(text);
-  if (plain !== undefined) [year, month, day, hour, minute, second] = plain;
-  else {
-    const match = ABSOLUTE.exec(text);
-    if (match === null) return undefined;
-    const [, y, mo, d, h = '00', mi = '00', s = '00', z] = match;
-    [year, month, day, hour, minute, second, zone] = [Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s), z];
-  }
+  const parts = absoluteParts(text);
+  if (parts === undefined) return undefined;
+  const [year, month, day, hour, minute, second, zone] = parts;
   // Out-of-range parts roll over in PHP (`2026-02-30` is 2 March): left to the full parser.
   if (year < FAST_MIN_YEAR || year > FAST_MAX_YEAR || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
