@@ -23,18 +23,15 @@ import { seedCli } from '../src/cli/seed.js';
 import { loadConfig } from '../src/config.js';
 import { createStorage } from '../src/storage/create-storage.js';
 import { randomGenerator as random } from './calendar.js';
+import { scriptNodeFlags } from './server-process.js';
 
 const TARGET = 20_000;
 
 /**
  * The Node/V8 options `npm run seed` runs with (a larger young generation: a load keeps a batch of
- * records, documents and log records alive at once, and the collector copied them over and over),
- * read from package.json so the bench measures the command as run.
+ * records, documents and log records alive at once, and the collector copied them over and over).
  */
-const SEED_NODE_FLAGS: string[] = (() => {
-  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { scripts: { seed: string } };
-  return pkg.scripts.seed.split(/\s+/).filter((part) => part.startsWith('--'));
-})();
+const SEED_NODE_FLAGS = scriptNodeFlags('seed');
 
 const STORES = ['durable', 'memory', 'configured'] as const;
 type Store = (typeof STORES)[number];
@@ -159,7 +156,8 @@ async function measure(options: Options, store: Store, dir: string): Promise<voi
     await storage.close();
     if (dataDir !== null) rmSync(dataDir, { recursive: true, force: true });
   }
-  process.stdout.write(`${label}: peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB (the embedded store lives in this process)\n`);
+  const lives = storage.engine === 'embedded' ? ' (the embedded store lives in this process)' : '';
+  process.stdout.write(`${label}: peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB${lives}\n`);
 }
 
 async function main(): Promise<void> {

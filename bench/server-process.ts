@@ -14,15 +14,18 @@ export interface ServerProcess {
   rss: number;
 }
 
+/** The Node/V8 options an npm script of package.json runs with, so a bench measures the command as run. */
+export function scriptNodeFlags(script: 'start' | 'seed'): string[] {
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { scripts: Record<string, string> };
+  return pkg.scripts[script]!.split(/\s+/).filter((part) => part.startsWith('--'));
+}
+
 /**
  * The Node/V8 options the service runs with, read from `npm start` (the Dockerfile's CMD carries the
  * same; test/cli/seed-deployment.test.ts checks it), so the bench measures the service as started.
  * README "Memory".
  */
-export const SERVICE_NODE_FLAGS: string[] = (() => {
-  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { scripts: { start: string } };
-  return pkg.scripts.start.split(/\s+/).filter((part) => part.startsWith('--'));
-})();
+export const SERVICE_NODE_FLAGS: string[] = scriptNodeFlags('start');
 
 /** Forks the server on a calendar of `events` events; `args` go to bench/server.ts, `execArgv` to node. */
 export function startServer(events: number, args: string[] = [], execArgv: string[] = []): Promise<ServerProcess> {
