@@ -21,6 +21,7 @@
 import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { type CollectionName, COLLECTION_NAMES, type SequenceName } from '../port.js';
+import { isPlainObject, isTagKey, RecordEncoder, Unstorable } from './record-encoder.js';
 
 /** Bumped when the record format changes incompatibly: written in new files; an older version refuses them. */
 export const FORMAT = 2;
@@ -48,39 +49,30 @@ export class UnstorableValueError extends TypeError {
   }
 }
 
-function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   // A `__proto__` key must stay an own data property, never become the prototype.
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
-/** An object whose one (defined) field is a tag's (`{"$date": …}`, `{"$number": …}`) would be read back as a value. */
-function isTagKey(key: string): boolean {
-  return key === '$date' || key === '$number';
-}
+/** One encoder for every record (records are encoded one at a time, synchronously). */
+const encoder = new RecordEncoder();
 
 /** Refuses (UnstorableValueError, naming the path) a value the log cannot hold; `path` names the value. */
 export function assertStorable(value: unknown, path = 'document'): void {
-  readyForJson(value, path);
+  encoder.reset();
+  encodeNamed(value, path);
 }
 
-/** `jsonReady`, with its refusal turned into an UnstorableValueError naming the path (found only then). */
-function readyForJson(value: unknown, path: string): unknown {
+/** Encodes `value`, a refusal turned into an UnstorableValueError naming the path (found only then). */
+function encodeNamed(value: unknown, path: string): void {
   try {
-    return jsonReady(value);
+    encoder.value(value);
   } catch (error) {
     if (error instanceof Unstorable) throw unstorableIn(value, path) ?? new UnstorableValueError(path, 'a value');
     throw error;
   }
 }
-
-/** Thrown inside `jsonReady`; turned into an UnstorableValueError with a path by its callers. */
-class Unstorable extends Error {}
 
 /** What cannot be stored: null when `value` can be (its children aside). */
 function unstorableWhat(value: unknown): string | null {
@@ -123,61 +115,7 @@ function unstorableIn(value: unknown, path: string): UnstorableValueError | null
   return null;
 }
 
-/**
- * A stored value ready for JSON.stringify: the value itself when JSON carries it exactly, else a
- * copy with Dates and special numbers tagged (see the header) — copying only the objects and arrays
- * on the way to a tagged value (an event copies its top level for its four Dates; its arrays of ids
- * and terms go as they are). An undefined field is left out (JSON.stringify drops it), like the
- * driver's ignoreUndefined. Throws Unstorable: the path is named by `unstorableIn` only then
- * (building it for every field of every write cost a string each).
- */
-function jsonReady(value: unknown): unknown {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'number':
-      return Number.isFinite(value) && !Object.is(value, -0) ? value : { $number: Object.is(value, -0) ? '-0' : String(value) };
-    case 'object': {
-      if (value === null) return null;
-      if (value instanceof Date) {
-        // Milliseconds (format 2): formatting and parsing ISO strings was a visible share of a write.
-        const time = value.getTime();
-        return { $date: Number.isNaN(time) ? null : time };
-      }
-      if (Array.isArray(value)) {
-        let out: unknown[] | null = null;
-        for (let i = 0; i < value.length; i++) {
-          const element: unknown = value[i];
-          // JSON would write an undefined element (or a hole) as null: not what was stored.
-          if (element === undefined) throw new Unstorable();
-          const ready = jsonReady(element);
-          if (ready !== element) (out ??= value.slice())[i] = ready;
-        }
-        return out ?? value;
-      }
-      if (!isPlainObject(value)) throw new Unstorable();
-      let out: Record<string, unknown> | null = null;
-      let fields = 0;
-      let lastKey = '';
-      for (const key of Object.keys(value)) {
-        const child = (value as Record<string, unknown>)[key];
-        if (child === undefined) continue;
-        fields += 1;
-        lastKey = key;
-        const ready = jsonReady(child);
-        // A spread copies every own field as a data property (an own `__proto__` key included).
-        if (ready !== child) setOwn((out ??= { ...value }), key, ready);
-      }
-      if (fields === 1 && isTagKey(lastKey)) throw new Unstorable();
-      return out ?? value;
-    }
-    default:
-      throw new Unstorable();
-  }
-}
-
-/** Inverse of `jsonReady`, in place on freshly parsed JSON. */
+/** Inverse of the encoder's tags (record-encoder.ts), in place on freshly parsed JSON. */
 export function reviveJsonValue(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
@@ -204,25 +142,31 @@ export function reviveJsonValue(value: unknown): unknown {
   return object;
 }
 
-/**
- * Frames one JSON text as a record line, as bytes: the text is encoded once, straight into the
- * record (the checksum, the length and the file write all need the bytes, and encoding a long
- * string three times was a visible share of every logged write).
- */
-export function frame(json: string): Buffer {
-  const length = Buffer.byteLength(json);
-  const head = 8 + 1 + String(length).length + 1;
-  const record = Buffer.allocUnsafe(head + length + 1);
-  record.write(json, head, 'utf8');
-  const crc = crc32(record.subarray(head, head + length)) >>> 0;
-  record.write(`${crc.toString(16).padStart(8, '0')} ${length} `, 0, 'latin1');
-  record[head + length] = NEWLINE;
+/** Frames one JSON text, as UTF-8 bytes, as a record line: `<crc32> <length> <json>\n`. */
+function frameBytes(json: Uint8Array): Buffer {
+  const length = json.length;
+  const head = `${(crc32(json) >>> 0).toString(16).padStart(8, '0')} ${length} `;
+  const record = Buffer.allocUnsafe(head.length + length + 1);
+  record.write(head, 0, 'latin1');
+  record.set(json, head.length);
+  record[head.length + length] = NEWLINE;
   return record;
+}
+
+/** Frames one JSON text as a record line, as bytes. */
+export function frame(json: string): Buffer {
+  return frameBytes(Buffer.from(json, 'utf8'));
 }
 
 /** The record of a stored document. Throws UnstorableValueError (nothing is written then). */
 export function putRecord(collection: CollectionName, doc: object): Buffer {
-  return frame(`["put",${JSON.stringify(collection)},${JSON.stringify(readyForJson(doc, 'document'))}]`);
+  encoder.reset();
+  encoder.raw('["put",');
+  encoder.string(collection);
+  encoder.raw(',');
+  encodeNamed(doc, 'document');
+  encoder.raw(']');
+  return frameBytes(encoder.bytes);
 }
 
 export function delRecord(collection: CollectionName, id: number): Buffer {
