@@ -283,6 +283,39 @@ describe('seed loader', () => {
     }
   });
 
+  it('writes a chain of occurrences (each the parent of the next) across small batches with every link right', async () => {
+    // Every event one layer deeper than the one before: as many layers (writes) as events, the parents
+    // of each batch's first event in the batch before; and a batch never holds more than its size.
+    const lines = Array.from({ length: 25 }, (_, i) =>
+      JSON.stringify({ slug: `chain-${i}`, title: `Chain ${i}`, start_date: '2030-03-01 10:00', end_date: '2030-03-01 11:00', ...(i > 0 ? { post_parent: `chain-${i - 1}` } : {}) }),
+    );
+    dir.write('events.json', []);
+    dir.write('events.jsonl', `${lines.join('\n')}\n`);
+    const written: number[] = [];
+    const insertMany = storage.events.insertMany.bind(storage.events);
+    storage.events.insertMany = async (docs) => (written.push(docs.length), insertMany(docs));
+    // The events a batch holds: each batch looks its slugs up with one query.
+    const held: number[] = [];
+    const find = storage.events.find.bind(storage.events);
+    storage.events.find = async (query) => {
+      const slug = (query.filter as { slug?: { $in?: unknown[] } }).slug;
+      if (Array.isArray(slug?.$in)) held.push(slug.$in.length);
+      return find(query);
+    };
+    const { report, problems } = await seed(storage, [dir.dir], { batchSize: 4 });
+    expect(problems).toEqual([]);
+    expect(report.counts.events.created).toBe(25);
+    expect(written).toEqual(Array.from({ length: 25 }, () => 1));
+    expect(held.length).toBeGreaterThan(5);
+    expect(Math.max(...held)).toBe(4);
+    const events = await storage.events.find({ filter: {}, sort: [['slug', 1]] });
+    const slugOf = new Map(events.map((e) => [e._id, e.slug]));
+    for (const e of events) {
+      const i = Number(e.slug.slice('chain-'.length));
+      expect(e.postParent === null ? null : slugOf.get(e.postParent)).toBe(i === 0 ? null : `chain-${i - 1}`);
+    }
+  });
+
   it('reads JSON Lines and CSV event files, reporting lines', async () => {
     const calendar = smallCalendar();
     dir.write('events.json', []);
