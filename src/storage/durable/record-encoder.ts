@@ -11,6 +11,7 @@
  *
  * What cannot be stored throws `Unstorable` (the caller names the path, found only then).
  */
+import { isPlainObject } from '../embedded/bson.js';
 
 /** Thrown while encoding a value the log cannot give back as it was. */
 export class Unstorable extends Error {}
@@ -19,11 +20,6 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const COLON = 0x3a;
-
-export function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
 
 /** An object whose one (defined) field is a tag's would be read back as the tagged value. */
 export function isTagKey(key: string): boolean {
@@ -43,10 +39,6 @@ export class RecordEncoder {
   /** The bytes written since `reset` (a view: valid until the next `reset`). */
   get bytes(): Buffer {
     return this.out.subarray(0, this.at);
-  }
-
-  get length(): number {
-    return this.at;
   }
 
   private room(bytes: number): void {

@@ -21,7 +21,8 @@
 import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { type CollectionName, COLLECTION_NAMES, type SequenceName } from '../port.js';
-import { isPlainObject, isTagKey, RecordEncoder, Unstorable } from './record-encoder.js';
+import { isPlainObject } from '../embedded/bson.js';
+import { isTagKey, RecordEncoder, Unstorable } from './record-encoder.js';
 
 /** Bumped when the record format changes incompatibly: written in new files; an older version refuses them. */
 export const FORMAT = 2;
