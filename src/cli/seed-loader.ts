@@ -28,18 +28,17 @@
  */
 import { type Config } from '../config.js';
 import { ApiError, InvalidParamsError, isClientError } from '../errors.js';
-import { parseCost } from '../lib/cost.js';
-import { allDayBounds, isValidTimezone } from '../lib/dates.js';
 import { slugFrom } from '../lib/slug.js';
 import { type Caller } from '../services/access.js';
 import { createEventsService, type EventsService } from '../services/events.js';
-import { ParamErrors, resolveImage, resolveWebsite, toBool } from '../services/input.js';
+import { ParamErrors } from '../services/input.js';
 import { createOrganizersService, type OrganizersService } from '../services/organizers.js';
 import { createTermsService, type TermsService } from '../services/terms.js';
 import { createVenuesService, type VenuesService } from '../services/venues.js';
 import { type EventCreate } from '../schemas/events.js';
 import { type EventDoc, type Filter, type Storage, type TermDoc } from '../storage/port.js';
-import { isRelativeDate, resolveSeedDate, toTimestamp } from './seed-dates.js';
+import { checkSeedEvent, type EventDates, publicationDateErrors, type RecordCheckContext, recordIdentity } from './seed-checks.js';
+import { resolveSeedDate, toTimestamp } from './seed-dates.js';
 import { forEachLimit, LruCache, SlugFingerprints } from './seed-memory.js';
 import {
   type FieldError,
@@ -179,9 +178,6 @@ interface KeptEvent {
   dates?: EventDates | undefined;
 }
 
-/** Start and end instants, Unix seconds. */
-type EventDates = readonly [start: number, end: number];
-
 /** What the write pass needs of an event record. */
 interface PreparedEvent {
   position: RecordPosition;
@@ -240,6 +236,7 @@ class SeedRun {
   private readonly siteTimezone: string;
   /** The run's clock, whole seconds (stored publication dates are whole seconds too). */
   private readonly now: Date;
+  private readonly checkContext: RecordCheckContext;
   private readonly concurrency: number;
   private readonly batchSize: number;
   private readonly started = performance.now();
@@ -280,6 +277,7 @@ class SeedRun {
     this.dryRun = options.dryRun ?? false;
     this.siteTimezone = options.config.siteTimezone;
     this.now = new Date(Math.floor((options.now ?? new Date()).getTime() / 1000) * 1000);
+    this.checkContext = { siteTimezone: this.siteTimezone, now: this.now };
     this.concurrency = Math.max(1, options.concurrency ?? 64);
     this.batchSize = Math.max(1, options.batchSize ?? 1000);
     const deps = { storage: this.storage, siteTimezone: this.siteTimezone, perPageMax: options.config.perPageMax };
@@ -373,24 +371,6 @@ class SeedRun {
     for (const source of this.sourcesOf('events')) await this.validateEvents(source);
   }
 
-  /** Slug of a record: its own (the schema holds it to the stored form), else the one its name makes. */
-  private identity(record: { slug?: string }, name: string | undefined, errors: FieldError[]): string {
-    if (record.slug !== undefined) return record.slug;
-    const derived = slugFrom(name ?? '', '');
-    if (derived === '') errors.push({ field: 'slug', message: 'The record needs a slug: its name gives none.' });
-    return derived;
-  }
-
-  /** Publication dates must be absolute: relative ones would mean another instant on every run. */
-  private publicationDateErrors(record: { date?: string | number; date_utc?: string | number }, timezone: string, errors: FieldError[]): void {
-    for (const [field, zone] of [['date', timezone], ['date_utc', 'UTC']] as const) {
-      const raw = record[field];
-      if (raw === undefined) continue;
-      if (resolveSeedDate(raw, zone, this.now) === null) errors.push({ field, message: `${field} is not a valid date.` });
-      else if (isRelativeDate(raw, zone)) errors.push({ field, message: `${field} must be an absolute date in seed files (relative dates count from it).` });
-    }
-  }
-
   private async validateSmall<R extends SmallResource>(resource: R): Promise<void> {
     const validator = seedValidator(resource);
     const slugs = this.fileSlugs[resource];
@@ -409,10 +389,10 @@ class SeedRun {
           }
           const record = item.record as SeedRecordTypes[R];
           const name = 'name' in record ? record.name : 'venue' in record ? record.venue : (record as SeedOrganizer).organizer;
-          const slug = this.identity(record, name, errors);
+          const slug = recordIdentity(record, name, errors);
           const first = slugs.get(slug);
           if (first !== undefined) errors.push({ field: 'slug', message: `slug "${slug}" is already used by ${formatPosition(first)}.` });
-          if (resource === 'venues' || resource === 'organizers') this.publicationDateErrors(record as SeedVenue, this.siteTimezone, errors);
+          if (resource === 'venues' || resource === 'organizers') publicationDateErrors(record as SeedVenue, this.siteTimezone, this.now, errors);
           if (errors.length > 0) {
             this.invalid(resource, item, errors, slug);
             continue;
@@ -515,40 +495,6 @@ class SeedRun {
     }
   }
 
-  /** Schema, slug and value checks of one event record; references are checked a batch at a time. */
-  private checkEvent(item: { record: unknown }, errors: FieldError[]): { record: SeedEvent; slug: string; dates: EventDates | undefined } | null {
-    errors.push(...seedValidator('events')(item.record));
-    if (errors.length > 0) return null;
-    const record = item.record as SeedEvent;
-    const slug = this.identity(record, record.title, errors);
-    if (record.title.trim() === '') errors.push({ field: 'title', message: 'title must not be empty.' });
-    let timezone = this.siteTimezone;
-    let dates: EventDates | undefined;
-    if (record.timezone !== undefined && record.timezone.trim() !== '') {
-      timezone = record.timezone.trim();
-      if (!isValidTimezone(timezone)) errors.push({ field: 'timezone', message: 'timezone must be an IANA time zone (e.g. Europe/Berlin), UTC or UTC±N.' });
-    }
-    if (errors.length === 0) {
-      const start = resolveSeedDate(record.start_date, timezone, this.now);
-      const end = resolveSeedDate(record.end_date, timezone, this.now);
-      if (start === null) errors.push({ field: 'start_date', message: 'start_date is not a valid date.' });
-      if (end === null) errors.push({ field: 'end_date', message: 'end_date is not a valid date.' });
-      if (start && end) {
-        const bounds = record.all_day !== undefined && toBool(record.all_day) ? allDayBounds(start, end, timezone) : { start, end };
-        if (bounds.end.getTime() < bounds.start.getTime()) errors.push({ field: 'end_date', message: 'end_date must not be before start_date.' });
-        dates = [toTimestamp(start), toTimestamp(end)];
-      }
-      this.publicationDateErrors(record, timezone, errors);
-    }
-    const params = new ParamErrors();
-    if (record.cost !== undefined && parseCost(record.cost) === null) params.add('cost', 'cost must be a string, a number or a list of them.');
-    if (record.website !== undefined) resolveWebsite(record.website, params);
-    if (record.image !== undefined) resolveImage(record.image, params);
-    for (const [field, message] of Object.entries(params.params)) errors.push({ field, message });
-    if (record.post_parent !== undefined && record.post_parent === slug) errors.push({ field: 'post_parent', message: 'post_parent must not be the event itself.' });
-    return { record, slug, dates };
-  }
-
   private async validateEvents(source: SeedSource): Promise<void> {
     type Pending = { position: RecordPosition; record: SeedEvent; slug: string; parentSeen: boolean };
     let batch: Pending[] = [];
@@ -591,7 +537,7 @@ class SeedRun {
             continue;
           }
           const errors: FieldError[] = [];
-          const checked = this.checkEvent(item, errors);
+          const checked = checkSeedEvent(item.record, this.checkContext, errors);
           if (checked && !this.eventSlugs.add(checked.slug)) errors.push({ field: 'slug', message: `slug "${checked.slug}" is used by an earlier event record.` });
           if (checked === null || errors.length > 0) {
             this.invalid('events', item, errors, checked?.slug);
