@@ -110,15 +110,10 @@ export class ClauseCache {
 
   /** Keeps every cached clause exact after the document in `slot` was written (undefined: deleted). */
   refresh(slot: number, doc: StoredDoc | undefined): void {
-    const update = (entry: CachedClause): void => {
-      const before = entry.bits.has(slot);
-      const after = doc !== undefined && entry.predicate(doc, slot);
-      if (before === after) return;
-      entry.bits.assign(slot, after);
-      entry.count += after ? 1 : -1;
-    };
-    for (const entry of this.clauses.values()) update(entry);
-    for (const members of this.families.values()) for (const entry of members) update(entry);
+    // Called for every stored document of a bulk load, usually with nothing cached: no closure.
+    if (this.clauses.size === 0 && this.families.size === 0) return;
+    for (const entry of this.clauses.values()) refreshEntry(entry, slot, doc);
+    for (const members of this.families.values()) for (const entry of members) refreshEntry(entry, slot, doc);
   }
 
   clear(): void {
@@ -127,4 +122,12 @@ export class ClauseCache {
     this.members.clear();
     this.seen.clear();
   }
+}
+
+function refreshEntry(entry: CachedClause, slot: number, doc: StoredDoc | undefined): void {
+  const before = entry.bits.has(slot);
+  const after = doc !== undefined && entry.predicate(doc, slot);
+  if (before === after) return;
+  entry.bits.assign(slot, after);
+  entry.count += after ? 1 : -1;
 }
