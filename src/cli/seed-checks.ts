@@ -1,8 +1,7 @@
 /**
  * The checks of one seed record that need nothing but the record, the site's time zone and the
- * run's clock: schema, slug, dates, costs, URLs. They run on the loader's thread and, for the tail
- * of a large JSON Lines file, on a second one (seed-validate-worker.ts), so they must stay free of
- * storage and of anything another record decides (duplicate slugs, references).
+ * run's clock: schema, slug, dates, costs, URLs. What storage or other records decide (duplicate
+ * slugs, references) is the loader's (seed-loader.ts), a batch at a time.
  */
 import { parseCost } from '../lib/cost.js';
 import { allDayBounds, isValidTimezone } from '../lib/dates.js';
