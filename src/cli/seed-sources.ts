@@ -124,26 +124,32 @@ export async function readJsonArray(source: SeedSource): Promise<unknown[]> {
   return data;
 }
 
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
 /**
  * The lines of a UTF-8 file, read in large chunks (faster than node:readline for big files), a
  * chunk's worth at a time: a step of an async generator costs promises and a microtask turn, which
- * a line each would pay a million times.
+ * a line each would pay a million times. Lines are cut in the bytes (a line feed never occurs inside
+ * a multi-byte character) and decoded one by one: a chunk decoded whole becomes a two-byte string as
+ * soon as one of its characters is past Latin-1 (a `€` in a price), and every line sliced from it
+ * parses slower (~0.1 s of a 100,000-event file).
  */
 async function* lineChunks(file: string): AsyncGenerator<string[]> {
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  let rest = '';
-  for await (const chunk of stream as AsyncIterable<string>) {
-    const text = rest + chunk;
+  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
+  let rest: Buffer | null = null;
+  for await (const read of stream as AsyncIterable<Buffer>) {
+    const chunk: Buffer = rest === null || rest.length === 0 ? read : Buffer.concat([rest, read]);
     const lines: string[] = [];
     let start = 0;
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      lines.push(text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end));
+    for (let end = chunk.indexOf(LINE_FEED); end !== -1; end = chunk.indexOf(LINE_FEED, start)) {
+      lines.push(chunk.toString('utf8', start, end > start && chunk[end - 1] === CARRIAGE_RETURN ? end - 1 : end));
       start = end + 1;
     }
-    rest = text.slice(start);
+    rest = chunk.subarray(start);
     if (lines.length > 0) yield lines;
   }
-  if (rest !== '') yield [rest];
+  if (rest !== null && rest.length > 0) yield [rest.toString('utf8')];
 }
 
 async function* jsonLines(source: SeedSource): AsyncGenerator<SourceItem[]> {

@@ -1,0 +1,65 @@
+/**
+ * Reading JSON Lines: lines are cut in the file's bytes, a megabyte at a time, and decoded one by
+ * one, so a line must come out whole and right whatever falls on a chunk's edge — a multi-byte
+ * character, a CR LF pair — and with CR LF endings, blank lines and no final line feed.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { discoverSources, readSource } from '../../src/cli/seed-sources.js';
+
+const CHUNK = 1 << 20;
+let dir: string | null = null;
+
+afterEach(() => {
+  if (dir !== null) rmSync(dir, { recursive: true, force: true });
+  dir = null;
+});
+
+async function records(content: Buffer): Promise<Array<{ line: number | undefined; record?: unknown; errors?: unknown }>> {
+  dir = mkdtempSync(path.join(tmpdir(), 'seed-sources-'));
+  const file = path.join(dir, 'events.jsonl');
+  writeFileSync(file, content);
+  const [source] = await discoverSources([file]);
+  const out: Array<{ line: number | undefined; record?: unknown; errors?: unknown }> = [];
+  for await (const item of readSource(source!)) out.push('errors' in item ? { line: item.line, errors: item.errors } : { line: item.line, record: item.record });
+  return out;
+}
+
+/** A line `{"title":"<filler><text>"}` whose `text` starts at byte `at` of the file, given what precedes it. */
+function lineWithTextAt(before: number, at: number, text: string): string {
+  const prefix = '{"title":"';
+  return `${prefix}${'x'.repeat(at - before - prefix.length)}${text}"}`;
+}
+
+describe('seed sources: JSON Lines', () => {
+  it('cuts multi-byte characters and CR LF pairs that straddle a chunk edge back together', async () => {
+    const first = '{"title":"a"}\r\n';
+    // A 4-byte character whose first byte is the last of the first chunk.
+    const second = `${lineWithTextAt(first.length, CHUNK - 1, '😀 €')}\r\n`;
+    const before = Buffer.byteLength(first + second);
+    // A CR LF pair cut by the second chunk's edge: CR is its last byte.
+    const third = lineWithTextAt(before, 2 * CHUNK - 1 - Buffer.byteLength('é"}'), 'é');
+    const content = Buffer.from(`${first}${second}${third}\r\n\r\n   \n{"title":"last ü"}`, 'utf8');
+    expect(content.subarray(CHUNK - 1, CHUNK + 3).toString('utf8')).toBe('😀');
+    expect(content[2 * CHUNK - 1]).toBe(0x0d);
+    expect(content[2 * CHUNK]).toBe(0x0a);
+
+    const read = await records(content);
+    expect(read.map((r) => r.line)).toEqual([1, 2, 3, 6]);
+    expect(read.every((r) => r.errors === undefined)).toBe(true);
+    const titles = read.map((r) => (r.record as { title: string }).title);
+    expect(titles[0]).toBe('a');
+    expect(titles[1]).toMatch(/^x+😀 €$/);
+    expect(titles[2]).toMatch(/^x+é$/);
+    expect(titles[3]).toBe('last ü');
+  });
+
+  it('reports a line that is not JSON by its number, and reads on', async () => {
+    const read = await records(Buffer.from('{"title":"one"}\n{"title": nope}\r\n\n{"title":"four"}\n', 'utf8'));
+    expect(read.map((r) => r.line)).toEqual([1, 2, 4]);
+    expect(read[1]!.errors).toEqual([expect.objectContaining({ field: '(line)' })]);
+    expect((read[2]!.record as { title: string }).title).toBe('four');
+  });
+});
