@@ -24,20 +24,33 @@ const FAST_MAX_YEAR = 2200;
 
 /**
  * A zone's UTC offset (minutes), remembered by day and, on the few days a zone changes offset, by
- * hour: a day (or hour) whose first and last millisecond share an offset has it throughout (zones
- * change offset at most once a day); an hour with a change asks luxon each time.
+ * hour: a day (or hour) whose start and the next one's start share an offset has it throughout
+ * (zones change offset at most once a day); an hour with a change asks luxon each time. The offset
+ * at each day's (hour's) start is remembered too, so consecutive days cost one luxon call each.
  */
 class OffsetCache {
   private readonly days = new Map<number, number>();
   private readonly hours = new Map<number, number>();
+  private readonly dayStarts = new Map<number, number>();
+  private readonly hourStarts = new Map<number, number>();
   constructor(private readonly zone: IANAZone) {}
 
-  private uniform(map: Map<number, number>, index: number, span: number): number {
+  private startOffset(starts: Map<number, number>, index: number, span: number): number {
+    let offset = starts.get(index);
+    if (offset === undefined) {
+      offset = this.zone.offset(index * span);
+      if (starts.size >= 100_000) starts.clear();
+      starts.set(index, offset);
+    }
+    return offset;
+  }
+
+  private uniform(map: Map<number, number>, starts: Map<number, number>, index: number, span: number): number {
     let offset = map.get(index);
     if (offset === undefined) {
-      const first = this.zone.offset(index * span);
-      const last = this.zone.offset(index * span + span - 1);
-      offset = first === last ? first : Number.NaN;
+      const first = this.startOffset(starts, index, span);
+      const next = this.startOffset(starts, index + 1, span);
+      offset = first === next ? first : Number.NaN;
       // Bounded: centuries of days per zone would be a few MB; start over beyond that.
       if (map.size >= 100_000) map.clear();
       map.set(index, offset);
@@ -46,9 +59,9 @@ class OffsetCache {
   }
 
   at(ms: number): number {
-    const day = this.uniform(this.days, Math.floor(ms / DAY_MS), DAY_MS);
+    const day = this.uniform(this.days, this.dayStarts, Math.floor(ms / DAY_MS), DAY_MS);
     if (!Number.isNaN(day)) return day;
-    const hour = this.uniform(this.hours, Math.floor(ms / HOUR_MS), HOUR_MS);
+    const hour = this.uniform(this.hours, this.hourStarts, Math.floor(ms / HOUR_MS), HOUR_MS);
     return Number.isNaN(hour) ? this.zone.offset(ms) : hour;
   }
 }
