@@ -141,9 +141,10 @@ const tokenized = new Map<string, readonly string[]>();
 /**
  * The index terms of a text as MongoDB's English text index computes them: case- and
  * diacritic-insensitive Porter2 stems without stop words, in order, duplicates kept. Remembered
- * for recent texts: a write tokenizes a title or description for the document's `searchTerms`
- * and the embedded text index tokenizes the same string again when it stores the document (a
- * bulk load stores a thousand documents at a time). Never mutate the result.
+ * for recent texts: a write tokenizes a title or description for the document's `searchTerms`,
+ * and the embedded text index tokenizes the same string again when it adds the document (at the
+ * next read, right after an API write); the occurrences of a series repeat their description.
+ * Never mutate the result.
  */
 export function tokenize(text: string): readonly string[] {
   if (text.length > TOKENIZED_MAX_LENGTH) return tokenizeText(text);
