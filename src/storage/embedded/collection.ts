@@ -172,16 +172,13 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
         const index = this.uniqueIndexOn(field);
         return index === undefined ? undefined : (key) => index.owners.get(key);
       },
-      get sortedIndexes() {
-        collection.catchUp();
-        return collection.sortedIndexes;
-      },
+      sortedIndexes: this.sortedIndexes,
       get textIndex() {
-        collection.catchUp();
         return collection.textIndex;
       },
       geoIndexFor: (field) => this.geoIndexes.find((index) => index.field === field),
       predicateContext: {
+        // Also asked while a write refreshes a cached $text clause, outside read().
         hasAnyTerm: (slot, terms) => {
           this.catchUp();
           return this.textIndex?.hasAny(slot, terms) ?? false;
@@ -354,13 +351,14 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
   }
 
   /**
-   * Adds the deferred slots' entries to the sorted indexes and the text index; everything that
-   * reads those indexes or removes entries from them calls it first. A bulk load (the seed CLI
-   * storing 100,000 events a thousand at a time, looking them up by slug in between, which the
-   * unique index answers) never reads them: its process ends without paying for them (12–15% of
-   * its time), and a durable store's next process builds them from the log at start-up anyway. Adding a document's entries later gives the same indexes (they cannot refuse it),
-   * and removals catch up first, so a deferred slot always still holds the document it was
-   * deferred with.
+   * Adds the deferred slots' entries to the sorted indexes and the text index. Whatever reads them
+   * calls it first: every read goes through read(), removals through removeEntries, and a write
+   * refreshing a cached $text clause through hasAnyTerm. A bulk load (the seed CLI storing 100,000
+   * events a thousand at a time, looking them up by slug in between, which the unique index
+   * answers) never reads them: its process ends without paying for them (12–15% of its time), and a
+   * durable store's next process builds them from the log at start-up anyway. Adding a document's
+   * entries later gives the same indexes (they cannot refuse it), and removals catch up first, so a
+   * deferred slot always still holds the document it was deferred with.
    */
   private catchUp(): void {
     const slots = this.unindexed;
@@ -609,7 +607,6 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
    */
   private countingIndex(field: string): SortedIndex | undefined {
     if (field.includes('.')) return undefined;
-    this.catchUp();
     return this.sortedIndexes.find((candidate) => candidate.fields[0] === field && candidate.arrayDocs.every((count, i) => i === 0 || count === 0));
   }
 
