@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, putRecord, UnstorableValueError } from '../../src/storage/durable/record.js';
+import { crc32 } from 'node:zlib';
+import { assertStorable, decodeRecord, frame, putRecord, UnstorableValueError } from '../../src/storage/durable/record.js';
 
 /** An exact description of a value (toEqual would take -0 for 0 and cannot tell invalid Dates apart from each other). */
 function canon(value: unknown): unknown {
@@ -81,5 +82,44 @@ describe('durable record encoding', () => {
     expect(() => putRecord('events', { _id: 1, x: { $number: 'NaN' } })).toThrow(/document\.x holds an object whose only field is \$number/);
     expect(() => putRecord('events', { _id: 1, x: { $date: 5, gone: undefined } })).toThrow(/document\.x holds an object whose only field is \$date/);
     expect(roundTrip({ _id: 1, x: { $date: 5, other: 1 } })).toEqual({ _id: 1, x: { $date: 5, other: 1 } });
+  });
+
+  it('writes a string as the UTF-8 of its standard JSON, whatever it holds', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      fc.string({ unit: fc.constantFrom('a', '€', 'é', '"', '\\', '\n', '\u007f', '\u2028', '\ud83c', '\udfb5', '\u0000'), maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(text, (s) => {
+        const bytes = putRecord('events', { _id: 1, s });
+        const json = bytes.subarray(bytes.indexOf(0x20, 9) + 1, -1);
+        expect(json.equals(Buffer.from(JSON.stringify(['put', 'events', { _id: 1, s }]), 'utf8'))).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('frames each record whole: every record handed out stays intact while later ones are written', () => {
+    const check = (record: Buffer) => {
+      const text = record.toString('latin1');
+      const [crc, length] = text.split(' ', 2) as [string, string];
+      const json = record.subarray(crc.length + length.length + 2, -1);
+      expect(record[record.length - 1]).toBe(0x0a);
+      expect(json.length).toBe(Number(length));
+      expect((crc32(json) >>> 0).toString(16).padStart(8, '0')).toBe(crc);
+      return json.toString('utf8');
+    };
+    const written: Array<{ record: Buffer; json: string }> = [];
+    // With a record bigger than the encoder's buffer, refused records and checks in between.
+    for (let i = 0; i < 3000; i++) {
+      const doc = { _id: i + 1, title: `event ${i} ${'€'.repeat(i % 7)}`, body: i === 1501 ? 'x'.repeat(3 << 20) : 'y'.repeat(i % 900) };
+      if (i % 97 === 0) expect(() => putRecord('events', { _id: i, bad: new Map(), filler: 'z'.repeat(5000) })).toThrow(UnstorableValueError);
+      if (i % 89 === 0) assertStorable({ filler: 'w'.repeat(20_000) });
+      const record = i % 50 === 0 ? frame(JSON.stringify(['seq', 'posts', i])) : putRecord('events', doc);
+      written.push({ record, json: check(record) });
+    }
+    for (const { record, json } of written) expect(check(record)).toBe(json);
+    expect(decodeRecord(written[1501]!.json)).toMatchObject({ type: 'put', doc: { _id: 1502 } });
   });
 });

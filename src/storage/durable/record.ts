@@ -61,7 +61,7 @@ const encoder = new RecordEncoder();
 
 /** Refuses (UnstorableValueError, naming the path) a value the log cannot hold; `path` names the value. */
 export function assertStorable(value: unknown, path = 'document'): void {
-  encoder.reset();
+  encoder.scratch();
   encodeNamed(value, path);
 }
 
@@ -143,31 +143,22 @@ export function reviveJsonValue(value: unknown): unknown {
   return object;
 }
 
-/** Frames one JSON text, as UTF-8 bytes, as a record line: `<crc32> <length> <json>\n`. */
-function frameBytes(json: Uint8Array): Buffer {
-  const length = json.length;
-  const head = `${(crc32(json) >>> 0).toString(16).padStart(8, '0')} ${length} `;
-  const record = Buffer.allocUnsafe(head.length + length + 1);
-  record.write(head, 0, 'latin1');
-  record.set(json, head.length);
-  record[head.length + length] = NEWLINE;
-  return record;
-}
-
 /** Frames one JSON text as a record line, as bytes. */
 export function frame(json: string): Buffer {
-  return frameBytes(Buffer.from(json, 'utf8'));
+  encoder.beginRecord();
+  encoder.json(json);
+  return encoder.frame();
 }
 
 /** The record of a stored document. Throws UnstorableValueError (nothing is written then). */
 export function putRecord(collection: CollectionName, doc: object): Buffer {
-  encoder.reset();
+  encoder.beginRecord();
   encoder.raw('["put",');
   encoder.string(collection);
   encoder.raw(',');
   encodeNamed(doc, 'document');
   encoder.raw(']');
-  return frameBytes(encoder.bytes);
+  return encoder.frame();
 }
 
 export function delRecord(collection: CollectionName, id: number): Buffer {
