@@ -231,6 +231,8 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
 
 class SeedRun {
   private readonly storage: Storage;
+  /** Waits until every write of this run is durable (see Storage.bulkLoad). */
+  private readonly settle: () => Promise<void>;
   private readonly reporter: SeedReporter;
   private readonly dryRun: boolean;
   private readonly siteTimezone: string;
@@ -272,7 +274,11 @@ class SeedRun {
   private total = 0;
 
   constructor(private readonly options: SeedOptions) {
-    this.storage = options.storage;
+    // The run is acknowledged by its report, so its writes need not each wait to be durable: all
+    // are before the report is made (run()).
+    const bulk = options.dryRun ? undefined : options.storage.bulkLoad?.();
+    this.storage = bulk?.storage ?? options.storage;
+    this.settle = bulk ? () => bulk.settle() : () => Promise.resolve();
     this.reporter = options.reporter ?? silentReporter;
     this.dryRun = options.dryRun ?? false;
     this.siteTimezone = options.config.siteTimezone;
@@ -300,13 +306,27 @@ class SeedRun {
     await this.validate();
     if (this.invalidRecords > 0) return this.report('invalid', null);
     this.total = SMALL.reduce((n, r) => n + this.entries[r].length, 0) + this.eventRecords;
-    await this.apply();
+    await this.written(this.apply());
     const failed = RESOURCES.some((r) => this.counts[r].failed > 0);
     if (!this.options.prune) return this.report(failed ? 'failed' : 'ok', null);
     if (failed) return this.report('failed', null, 'some records failed, so nothing was pruned');
-    const prune = await this.prune();
+    const prune = await this.written(this.prune());
     const pending = Object.values(prune).some((p) => p.count > 0);
     return this.report(pending && !this.options.yes ? 'prune-unconfirmed' : 'ok', prune);
+  }
+
+  /**
+   * `work`'s result once every write made so far is durable. When the work fails, what it wrote
+   * still goes to disk (the storage's close waits for it), but nothing is reported as done.
+   */
+  private async written<T>(work: Promise<T>): Promise<T> {
+    const result = await work;
+    try {
+      await this.settle();
+    } catch (error) {
+      throw new SeedError(`the storage could not make the writes durable: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return result;
   }
 
   private report(outcome: SeedOutcome, prune: Partial<Record<Resource, PruneList>> | null, pruneSkipped?: string): SeedReport {

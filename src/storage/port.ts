@@ -317,6 +317,17 @@ export interface NearHit {
 
 export type EngineName = 'mongodb' | 'embedded';
 
+/** A bulk load's writes (Storage.bulkLoad). */
+export interface BulkLoad {
+  /** The same data; a write through it may resolve once applied, before it is durable. */
+  readonly storage: Storage;
+  /**
+   * Resolves once every write made through `storage` so far is durable; rejects (with
+   * StorageUnavailableError) when one cannot be made so.
+   */
+  settle(): Promise<void>;
+}
+
 export interface Storage {
   readonly engine: EngineName;
   /** Why this engine was chosen (shown at start-up and by the readiness route). */
@@ -337,4 +348,11 @@ export interface Storage {
   /** Resolves when storage answers; rejects with StorageUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * For a load acknowledged once, at its end (the seed command's summary): writes through the
+   * returned storage need not each wait until durable, and `settle()` waits for all of them. The
+   * durable embedded engine implements it (a write then waits for no fdatasync; the log syncs in
+   * the background, grouping what arrives meanwhile); where absent, writes are used as they are.
+   */
+  bulkLoad?(): BulkLoad;
 }

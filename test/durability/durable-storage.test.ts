@@ -21,6 +21,8 @@ import {
 import { frame } from '../../src/storage/durable/record.js';
 import { makeCategoryDoc, makeEventDoc, makeOrganizerDoc, makeTagDoc, makeVenueDoc, point } from '../helpers/factories.js';
 import { crashImage, deadPid, dump, makeTempDir, open, recordingLog, removeDir } from './helpers.js';
+import { seed } from '../cli/seed-fixtures.js';
+import { defaultSeedsDir } from '../../src/cli/seed.js';
 
 const dirs: string[] = [];
 const opened: DurableStorage[] = [];
@@ -573,6 +575,111 @@ describe('durable storage: failing disk', () => {
     const restored = await openTracked(dir, { log: recordingLog() });
     expect(await restored.tags.findById(1)).not.toBeNull();
     expect(await restored.tags.findById(3)).toBeNull();
+  });
+});
+
+describe('durable storage: bulk loads', () => {
+  /** fdatasync of the log held back until `release()` (while `held`). */
+  function heldSyncs() {
+    const control = { held: false, syncs: 0, release: () => undefined as void };
+    let gate = Promise.resolve();
+    const hold = () => {
+      control.held = true;
+      gate = new Promise<void>((resolve) => {
+        control.release = () => {
+          control.held = false;
+          resolve();
+        };
+      });
+    };
+    const wrapFile = (file: AppendFile, path: string): AppendFile =>
+      /wal-\d+\.log$/.test(path) ? { ...file, datasync: () => ((control.syncs += 1), gate.then(() => file.datasync())) } : file;
+    return { control, hold, wrapFile };
+  }
+  const turns = async (n: number) => {
+    for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('resolves writes once applied, shares fdatasyncs, and settles once every one is on disk', async () => {
+    const dir = await tempDir();
+    const { control, hold, wrapFile } = heldSyncs();
+    const storage = await openTracked(dir, { hooks: { wrapFile } });
+    await storage.tags.insertOne(makeTagDoc({ _id: 1, slug: 'first' }));
+    hold();
+    const syncsBefore = control.syncs;
+    // An ordinary write waits for its fdatasync…
+    let acknowledged = false;
+    const ordinary = storage.tags.insertOne(makeTagDoc({ _id: 2, slug: 'second' })).then(() => (acknowledged = true));
+    // …a bulk load's do not: they are applied (readable) and resolve while the disk is held.
+    const bulk = storage.bulkLoad!();
+    for (let i = 3; i <= 40; i++) await bulk.storage.tags.insertOne(makeTagDoc({ _id: i, slug: `bulk-${i}` }));
+    await bulk.storage.tags.insertMany([makeTagDoc({ _id: 41, slug: 'bulk-41' }), makeTagDoc({ _id: 42, slug: 'bulk-42' })]);
+    await bulk.storage.tags.updateById(3, { $set: { description: 'changed' } });
+    expect(await storage.tags.count({})).toBe(42);
+    let settled = false;
+    const settling = bulk.settle().then(() => (settled = true));
+    await turns(5);
+    expect([acknowledged, settled]).toEqual([false, false]);
+    control.release();
+    await Promise.all([ordinary, settling]);
+    // 41 writes, and only a few fdatasyncs: those in flight when they came, and one for the rest.
+    expect(control.syncs - syncsBefore).toBeLessThan(5);
+    const image = await crashImage(dir);
+    dirs.push(image);
+    const restored = await openTracked(image);
+    expect(await restored.tags.count({})).toBe(42);
+    expect(await restored.tags.findById(3)).toMatchObject({ description: 'changed' });
+  });
+
+  it('waits for the disk once more than bulkQueueBytes are queued (memory stays bounded)', async () => {
+    const { control, hold, wrapFile } = heldSyncs();
+    const storage = await openTracked(await tempDir(), { hooks: { wrapFile }, bulkQueueBytes: 1 });
+    const bulk = storage.bulkLoad!();
+    hold();
+    let done = false;
+    const write = bulk.storage.tags.insertOne(makeTagDoc({ _id: 1 })).then(() => (done = true));
+    await turns(5);
+    expect(control.held && !done).toBe(true);
+    control.release();
+    await write;
+    await bulk.settle();
+  });
+
+  it('settles with a rejection when the disk fails, and refuses every later write', async () => {
+    const failing = { armed: false };
+    const wrapFile = (file: AppendFile, path: string): AppendFile =>
+      /wal-\d+\.log$/.test(path) ? { ...file, datasync: () => (failing.armed ? Promise.reject(new Error('EIO: fdatasync failed')) : file.datasync()) } : file;
+    const storage = await openTracked(await tempDir(), { hooks: { wrapFile }, log: recordingLog() });
+    const bulk = storage.bulkLoad!();
+    failing.armed = true;
+    await bulk.storage.tags.insertOne(makeTagDoc({ _id: 1 }));
+    await expect(bulk.settle()).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(bulk.storage.tags.insertOne(makeTagDoc({ _id: 2 }))).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(storage.tags.insertOne(makeTagDoc({ _id: 3 }))).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+
+  it('lets the seed loader report a load only once all of it is on disk, and fail when the disk does', async () => {
+    const dir = await tempDir();
+    // Slow fdatasyncs: without the wait at the end, the last writes would still be queued.
+    const slow = (file: AppendFile, path: string): AppendFile =>
+      /wal-\d+\.log$/.test(path) ? { ...file, datasync: () => new Promise((resolve) => setTimeout(resolve, 20)).then(() => file.datasync()) } : file;
+    const storage = await openTracked(dir, { hooks: { wrapFile: slow } });
+    await storage.ensureIndexes();
+    const { report } = await seed(storage, [defaultSeedsDir()]);
+    expect(report.outcome).toBe('ok');
+    expect(report.counts.events.created).toBeGreaterThan(300);
+    const image = await crashImage(dir);
+    dirs.push(image);
+    const restored = await openTracked(image);
+    expect(await dump(restored)).toEqual(await dump(storage));
+
+    const disk = { failing: false };
+    const broken = (file: AppendFile, path: string): AppendFile =>
+      /wal-\d+\.log$/.test(path) ? { ...file, datasync: () => (disk.failing ? Promise.reject(new Error('EIO: fdatasync failed')) : file.datasync()) } : file;
+    const failing = await openTracked(await tempDir(), { hooks: { wrapFile: broken }, log: recordingLog() });
+    await failing.ensureIndexes();
+    disk.failing = true;
+    await expect(seed(failing, [defaultSeedsDir()])).rejects.toThrow(/cannot be written|durable/);
   });
 });
 

@@ -11,6 +11,7 @@ import { type AppendFile } from './files.js';
 
 interface Batch {
   lines: Buffer[];
+  bytes: number;
   done: Promise<void>;
   resolve: () => void;
   reject: (error: Error) => void;
@@ -25,7 +26,7 @@ function newBatch(): Batch {
   });
   // Callers that do not wait (nextId) must not turn a failure into an unhandled rejection.
   done.catch(() => undefined);
-  return { lines: [], done, resolve, reject };
+  return { lines: [], bytes: 0, done, resolve, reject };
 }
 
 export class GroupCommitLog {
@@ -56,10 +57,18 @@ export class GroupCommitLog {
     return this.bytes;
   }
 
+  /** Bytes appended and not yet on disk (queued, or being written). */
+  get queuedBytes(): number {
+    return this.pending.bytes + (this.writing?.bytes ?? 0);
+  }
+
   /** Queues framed records; resolves once they are on disk (in order with every earlier record). */
   append(lines: readonly Buffer[]): Promise<void> {
     if (this.failure !== null) return Promise.reject(this.failure);
-    for (const line of lines) this.pending.lines.push(line);
+    for (const line of lines) {
+      this.pending.lines.push(line);
+      this.pending.bytes += line.length;
+    }
     this.schedule();
     return this.pending.done;
   }

@@ -19,6 +19,10 @@
  *   new log generation, write a snapshot of the current state next to it (temp file, fdatasync,
  *   rename, directory fsync), then delete the older generations.
  *
+ * - A bulk load (`bulkLoad()`: the seed command, acknowledged once by its report) writes through a
+ *   view whose writes resolve once applied and logged in memory; the log syncs beside the load,
+ *   and the load's `settle()` waits until all of it is on disk before anything is reported done.
+ *
  * Reads can see a write that is not yet on disk (like MongoDB's readConcern "local"); a crash may
  * lose such a write, but never one that was acknowledged, and never anything logged before it.
  */
@@ -64,6 +68,8 @@ export interface DurableStorageOptions {
   compactRatio?: number;
   /** A log past that size is compacted once writes pause this long, or at twice the size (default 250 ms). */
   compactionLullMs?: number;
+  /** A bulk load's write waits until durable while more than this is queued for the log (default 32 MiB). */
+  bulkQueueBytes?: number;
   log?: { info(msg: string): void; warn(msg: string): void };
   hooks?: DurableHooks;
 }
@@ -96,6 +102,8 @@ const DEFAULT_COMPACTION_LULL_MS = 250;
 /** Documents read per turn of the mutex while a snapshot is written (keeps writes flowing). */
 const SNAPSHOT_SLICE = 256;
 const SNAPSHOT_WRITE_BYTES = 1024 * 1024;
+/** A bulk load's writes wait for the log while more than this is queued for it (memory stays bounded). */
+const DEFAULT_BULK_QUEUE_BYTES = 32 * 1024 * 1024;
 
 const POST_COLLECTIONS: readonly CollectionName[] = ['events', 'venues', 'organizers'];
 const TERM_COLLECTIONS: readonly CollectionName[] = ['categories', 'tags'];
@@ -129,6 +137,7 @@ export async function openDurableStorage(options: DurableStorageOptions): Promis
   const compactMinBytes = options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES;
   const compactRatio = options.compactRatio ?? 1;
   const compactionLullMs = options.compactionLullMs ?? DEFAULT_COMPACTION_LULL_MS;
+  const bulkQueueBytes = options.bulkQueueBytes ?? DEFAULT_BULK_QUEUE_BYTES;
 
   await mkdir(dir, { recursive: true });
   const dirLock = await lockDirectory(dir);
@@ -210,6 +219,7 @@ export async function openDurableStorage(options: DurableStorageOptions): Promis
       compactMinBytes,
       compactRatio,
       compactionLullMs,
+      bulkQueueBytes,
       log,
       hooks,
       wrap,
@@ -233,6 +243,7 @@ interface DurableParts {
   compactMinBytes: number;
   compactRatio: number;
   compactionLullMs: number;
+  bulkQueueBytes: number;
   log: { info(msg: string): void; warn(msg: string): void };
   hooks: DurableHooks;
   wrap: (file: AppendFile, path: string) => AppendFile;
@@ -313,9 +324,10 @@ function createDurable(parts: DurableParts): DurableStorage {
   /**
    * Applies a write and queues its records under the mutex, then waits (outside it, so writes
    * group) until they are on disk. A write that changed nothing still waits for what is queued:
-   * its answer may rest on writes not yet on disk.
+   * its answer may rest on writes not yet on disk. A bulk load's write (`bulk`) waits only while
+   * more than `bulkQueueBytes` are queued (memory stays bounded); its load settles at the end.
    */
-  async function mutate<R>(apply: () => Promise<{ result: R; records: readonly Buffer[] }>): Promise<R> {
+  async function mutate<R>(apply: () => Promise<{ result: R; records: readonly Buffer[] }>, bulk = false): Promise<R> {
     assertUsable();
     let durable!: Promise<void>;
     const result = await mutex.run(async () => {
@@ -324,6 +336,15 @@ function createDurable(parts: DurableParts): DurableStorage {
       durable = out.records.length > 0 ? wal.append(out.records) : wal.barrier();
       return out.result;
     });
+    // A pause in writes is what lets compaction start: not a pause between group commits, which
+    // a bulk load's larger ones can leave.
+    lull?.refresh();
+    if (bulk && wal.queuedBytes <= parts.bulkQueueBytes) {
+      // One turn of the event loop, so that the log's write and fdatasync go on beside the load
+      // (a caller whose awaits all resolve at once would otherwise never let them start).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return result;
+    }
     try {
       await durable;
     } catch {
@@ -332,7 +353,7 @@ function createDurable(parts: DurableParts): DurableStorage {
     return result;
   }
 
-  function wrapCollection<T extends { _id: number }>(name: CollectionName, target: Collection<T>): Collection<T> {
+  function wrapCollection<T extends { _id: number }>(name: CollectionName, target: Collection<T>, bulk = false): Collection<T> {
     /** The records after a write: the documents as now stored (a failure here leaves memory ahead of the log). */
     const postImages = async (ids: Iterable<number>): Promise<Buffer[]> => {
       try {
@@ -353,14 +374,14 @@ function createDurable(parts: DurableParts): DurableStorage {
           const record = putRecord(name, doc);
           await target.insertOne(doc);
           return { result: undefined, records: [record] };
-        }),
+        }, bulk),
       insertMany: (docs) =>
         mutate(async () => {
           const records = docs.map((doc) => putRecord(name, doc));
           const failures = await target.insertMany(docs);
           const failed = new Set(failures.map((failure) => failure.index));
           return { result: failures, records: failed.size === 0 ? records : records.filter((_, i) => !failed.has(i)) };
-        }),
+        }, bulk),
       updateById: (id, update) =>
         mutate(async () => {
           assertStorable(update, 'update');
@@ -373,7 +394,7 @@ function createDurable(parts: DurableParts): DurableStorage {
             throw failWith(error);
           }
           return { result: doc, records: [record] };
-        }),
+        }, bulk),
       updateMany: (filter, update) =>
         mutate(async () => {
           assertStorable(update, 'update');
@@ -381,12 +402,12 @@ function createDurable(parts: DurableParts): DurableStorage {
           const ids = (await target.distinct('_id', filter)) as number[];
           const modified = await target.updateMany(filter, update);
           return { result: modified, records: modified > 0 ? await postImages(ids) : [] };
-        }),
+        }, bulk),
       deleteById: (id) =>
         mutate(async () => {
           const removed = await target.deleteById(id);
           return { result: removed, records: removed ? [delRecord(name, id)] : [] };
-        }),
+        }, bulk),
       findById: async (id) => (assertUsable(), target.findById(id)),
       findOne: async (filter) => (assertUsable(), target.findOne(filter)),
       find: async (query) => (assertUsable(), target.find(query)),
@@ -553,6 +574,27 @@ function createDurable(parts: DurableParts): DurableStorage {
     async ping() {
       assertUsable();
       await inner.ping();
+    },
+    bulkLoad() {
+      const view: Storage = {
+        ...storage,
+        events: wrapCollection('events', inner.events, true),
+        venues: wrapCollection('venues', inner.venues, true),
+        organizers: wrapCollection('organizers', inner.organizers, true),
+        categories: wrapCollection('categories', inner.categories, true),
+        tags: wrapCollection('tags', inner.tags, true),
+      };
+      return {
+        storage: view,
+        async settle() {
+          assertUsable();
+          try {
+            await wal.barrier();
+          } catch {
+            throw unavailable();
+          }
+        },
+      };
     },
     compact,
     stats: () => ({
