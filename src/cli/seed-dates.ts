@@ -23,14 +23,12 @@ const FAST_MIN_YEAR = 1900;
 const FAST_MAX_YEAR = 2200;
 
 /**
- * A zone's UTC offset (minutes), remembered by day and, on the few days a zone changes offset, by
- * hour: a day (or hour) whose start and the next one's start share an offset has it throughout
- * (zones change offset at most once a day); an hour with a change asks luxon each time. The offset
- * at each day's (hour's) start is remembered too, so consecutive days cost one luxon call each.
+ * A zone's UTC offset (minutes), from the offsets at the starts of days and, on the few days a zone
+ * changes offset, of hours, which are remembered: a day (or hour) whose start and the next one's
+ * start share an offset has it throughout (zones change offset at most once a day), so consecutive
+ * days cost one luxon call each; an hour with a change asks luxon each time.
  */
 class OffsetCache {
-  private readonly days = new Map<number, number>();
-  private readonly hours = new Map<number, number>();
   private readonly dayStarts = new Map<number, number>();
   private readonly hourStarts = new Map<number, number>();
   constructor(private readonly zone: IANAZone) {}
@@ -39,29 +37,23 @@ class OffsetCache {
     let offset = starts.get(index);
     if (offset === undefined) {
       offset = this.zone.offset(index * span);
+      // Bounded: centuries of days per zone would be a few MB; start over beyond that.
       if (starts.size >= 100_000) starts.clear();
       starts.set(index, offset);
     }
     return offset;
   }
 
-  private uniform(map: Map<number, number>, starts: Map<number, number>, index: number, span: number): number {
-    let offset = map.get(index);
-    if (offset === undefined) {
-      const first = this.startOffset(starts, index, span);
-      const next = this.startOffset(starts, index + 1, span);
-      offset = first === next ? first : Number.NaN;
-      // Bounded: centuries of days per zone would be a few MB; start over beyond that.
-      if (map.size >= 100_000) map.clear();
-      map.set(index, offset);
-    }
-    return offset;
+  /** The offset throughout span `index`, or NaN when it changes within it. */
+  private uniform(starts: Map<number, number>, index: number, span: number): number {
+    const first = this.startOffset(starts, index, span);
+    return first === this.startOffset(starts, index + 1, span) ? first : Number.NaN;
   }
 
   at(ms: number): number {
-    const day = this.uniform(this.days, this.dayStarts, Math.floor(ms / DAY_MS), DAY_MS);
+    const day = this.uniform(this.dayStarts, Math.floor(ms / DAY_MS), DAY_MS);
     if (!Number.isNaN(day)) return day;
-    const hour = this.uniform(this.hours, this.hourStarts, Math.floor(ms / HOUR_MS), HOUR_MS);
+    const hour = this.uniform(this.hourStarts, Math.floor(ms / HOUR_MS), HOUR_MS);
     return Number.isNaN(hour) ? this.zone.offset(ms) : hour;
   }
 }

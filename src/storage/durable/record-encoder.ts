@@ -33,7 +33,8 @@ export function isTagKey(key: string): boolean {
  * against the JSON.
  */
 const HEAD_ROOM = 25;
-const NEWLINE = 0x0a;
+/** Ends every record. */
+export const NEWLINE = 0x0a;
 
 /**
  * Encodes values as the log's JSON and frames them as records (record.ts) in one reused buffer,
@@ -44,19 +45,15 @@ const NEWLINE = 0x0a;
 export class RecordEncoder {
   /** Reused from record to record; grows to the largest record written. */
   private out = Buffer.allocUnsafe(64 * 1024);
-  /** Where the value being encoded starts (after a record's head room when framing). */
-  private start = 0;
   private at = 0;
 
   /** Starts encoding a value that will not be framed (a check: the bytes are dropped). */
   scratch(): void {
-    this.start = 0;
     this.at = 0;
   }
 
   /** Starts a record: its JSON follows its head room; `frame` finishes it. */
   beginRecord(): void {
-    this.start = HEAD_ROOM;
     this.at = HEAD_ROOM;
   }
 
@@ -67,11 +64,10 @@ export class RecordEncoder {
   frame(): Buffer {
     this.room(1);
     const out = this.out;
-    const json = this.start;
-    const length = this.at - json;
+    const length = this.at - HEAD_ROOM;
     out[this.at++] = NEWLINE;
-    const head = `${(crc32(out.subarray(json, json + length)) >>> 0).toString(16).padStart(8, '0')} ${length} `;
-    const from = json - head.length;
+    const head = `${(crc32(out.subarray(HEAD_ROOM, HEAD_ROOM + length)) >>> 0).toString(16).padStart(8, '0')} ${length} `;
+    const from = HEAD_ROOM - head.length;
     for (let i = 0; i < head.length; i++) out[from + i] = head.charCodeAt(i);
     const record = Buffer.allocUnsafe(this.at - from);
     out.copy(record, 0, from, this.at);
@@ -162,9 +158,7 @@ export class RecordEncoder {
 
   /** A string with characters to escape or surrogates, written over what `string` began. */
   private escaped(text: string): void {
-    const json = JSON.stringify(text);
-    this.room(json.length * 3);
-    this.at += this.out.write(json, this.at, 'utf8');
+    this.json(JSON.stringify(text));
   }
 
   private number(value: number): void {

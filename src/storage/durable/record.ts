@@ -22,7 +22,7 @@ import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { type CollectionName, COLLECTION_NAMES, type SequenceName } from '../port.js';
 import { isPlainObject } from '../embedded/bson.js';
-import { isTagKey, RecordEncoder, Unstorable } from './record-encoder.js';
+import { isTagKey, NEWLINE, RecordEncoder, Unstorable } from './record-encoder.js';
 
 /** Bumped when the record format changes incompatibly: written in new files; an older version refuses them. */
 export const FORMAT = 2;
@@ -229,7 +229,6 @@ export interface ScanResult {
 }
 
 const SPACE = 0x20;
-const NEWLINE = 0x0a;
 const READ_CHUNK = 8 * 1024 * 1024;
 /** No record we write comes close; a larger length field is garbage, not a record to wait for. */
 const MAX_RECORD_BYTES = 1024 * 1024 * 1024;
