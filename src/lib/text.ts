@@ -57,11 +57,11 @@ const DELIMITER_CLASS =
   '\\p{Sentence_Terminal}\\u002D\\u00AD\\u058A\\u1806\\u2010\\u2011\\u2E17\\u30FB\\uFE63\\uFF0D\\uFF65]';
 const DELIMITERS = new RegExp(`(?:(?!')${DELIMITER_CLASS})+`, 'u');
 /**
- * The same delimiters for ASCII text: the ASCII code points of the class above, apostrophe aside
- * (test/unit/text.test.ts checks every one against it). Splitting with it is several times cheaper
- * than with the Unicode properties, and titles and descriptions are mostly ASCII.
+ * The same delimiters for ASCII text, as a table by code point (1: a delimiter), taken from the
+ * expression above: ASCII text is cut with it in one scan (test/unit/text.test.ts checks that every
+ * ASCII code point splits, or not, as on the general path).
  */
-const ASCII_DELIMITERS = /[\t-\r -&(-\/:-@[-^`{-~]+/;
+const ASCII_DELIMITER = Uint8Array.from({ length: 128 }, (_, code) => (DELIMITERS.test(String.fromCharCode(code)) ? 1 : 0));
 
 const DIACRITIC = /\p{Diacritic}/u;
 // Accented letters need a look-up only when they are not plain ASCII.
@@ -133,52 +133,61 @@ function rawTokens(text: string): string[] {
   return text.split(DELIMITERS).filter((token) => token !== '');
 }
 
-/** Texts whose terms are remembered at most, and the longest one remembered (memory bound: the texts are the documents' own strings). */
-const TOKENIZED_LIMIT = 8192;
-const TOKENIZED_MAX_LENGTH = 4096;
-const tokenized = new Map<string, readonly string[]>();
-
 /**
  * The index terms of a text as MongoDB's English text index computes them: case- and
- * diacritic-insensitive Porter2 stems without stop words, in order, duplicates kept. Remembered
- * for recent texts: a write tokenizes a title or description for the document's `searchTerms`,
- * and the embedded text index tokenizes the same string again when it adds the document (at the
- * next read, right after an API write); the occurrences of a series repeat their description.
- * Never mutate the result.
+ * diacritic-insensitive Porter2 stems without stop words, in order, duplicates kept.
+ * (Texts are not remembered: since the embedded text index adds a document only when it is next
+ * read, a write no longer tokenizes the same string twice in a row, and remembering every text of a
+ * bulk load — each seen once — cost more than tokenizing them.)
  */
-export function tokenize(text: string): readonly string[] {
-  if (text.length > TOKENIZED_MAX_LENGTH) return tokenizeText(text);
-  let terms = tokenized.get(text);
-  if (terms === undefined) {
-    terms = tokenizeText(text);
-    if (tokenized.size >= TOKENIZED_LIMIT) tokenized.clear();
-    tokenized.set(text, terms);
+export function tokenize(text: string): string[] {
+  const terms: string[] = [];
+  if (NEEDS_FOLDING.test(text)) {
+    for (const token of text.split(DELIMITERS)) if (token !== '') addTerm(lowerCase(token), terms);
+    return terms;
   }
+  // ASCII (nearly every title and description): the text lower-cased once and cut at the delimiters
+  // in one scan, several times cheaper than a split by a regular expression and a lower-casing per token.
+  const lower = text.toLowerCase();
+  let start = 0;
+  for (let i = 0; i < lower.length; i++) {
+    if (ASCII_DELIMITER[lower.charCodeAt(i)] === 1) {
+      if (i > start) addTerm(lower.slice(start, i), terms);
+      start = i + 1;
+    }
+  }
+  if (lower.length > start) addTerm(start === 0 ? lower : lower.slice(start), terms);
   return terms;
 }
 
-function tokenizeText(text: string): string[] {
-  // One scan of the whole text instead of one per token (and the cheaper split) when it is ASCII.
-  const ascii = !NEEDS_FOLDING.test(text);
-  const terms: string[] = [];
-  for (const token of text.split(ascii ? ASCII_DELIMITERS : DELIMITERS)) {
-    if (token === '') continue;
-    const lower = ascii ? token.toLowerCase() : lowerCase(token);
-    if (ENGLISH_STOP_WORDS.has(lower)) continue;
-    const term = termOf(lower);
-    if (term !== '') terms.push(term);
-  }
-  return terms;
+/** Appends the term of a lower-cased token, unless it is a stop word (or stems to nothing). */
+function addTerm(lower: string, terms: string[]): void {
+  if (ENGLISH_STOP_WORDS.has(lower)) return;
+  const term = termOf(lower);
+  if (term !== '') terms.push(term);
 }
+
+/** Terms of the texts of searchTermsOf told apart by scanning the list, at most. */
+const SCANNED_TERMS = 32;
 
 /** The unique terms of all given texts: what services store in a document's `searchTerms`. */
 export function searchTermsOf(...texts: Array<string | null | undefined>): string[] {
-  const terms = new Set<string>();
+  const terms: string[] = [];
+  // A title and a description make a dozen terms, which a scan of the list tells apart faster than
+  // a set; past a few dozen the set takes over.
+  let seen: Set<string> | null = null;
   for (const text of texts) {
     if (typeof text !== 'string') continue;
-    for (const term of tokenize(text)) terms.add(term);
+    for (const term of tokenize(text)) {
+      if (seen !== null) {
+        if (seen.has(term)) continue;
+        seen.add(term);
+      } else if (terms.includes(term)) continue;
+      else if (terms.length === SCANNED_TERMS) seen = new Set(terms).add(term);
+      terms.push(term);
+    }
   }
-  return [...terms];
+  return terms;
 }
 
 /** The unique terms of a user's query (for `searchTerms: { $all: searchWords(query) }`). */

@@ -35,8 +35,7 @@ describe('tokenize', () => {
     const words = ['Jazz', 'concerts', 'running', 'Café', 'the', 'Zürich', 'open-air', '2025', "John's"];
     const texts = Array.from({ length: 10_000 }, (_, i) => `${words[i % words.length]} ${words[(i * 7) % words.length]} ${i}`);
     const first = texts.map((text) => [...tokenize(text)]);
-    // Each text right after it was tokenized (remembered), and again after ten thousand others (more
-    // than are remembered).
+    // Each text right after it was tokenized, and again after ten thousand others.
     texts.forEach((text, i) => {
       expect(tokenize(text)).toEqual(first[i]);
       expect(tokenize(text)).toEqual(first[i]);
@@ -78,6 +77,18 @@ describe('searchTermsOf', () => {
     ['stop words only', ['the', 'and of'], []],
   ])('%s', (_name, texts, expected) => {
     expect(searchTermsOf(...texts)).toEqual(expected);
+  });
+
+  it('keeps each term once, in order of first use, also past the terms it tells apart by scanning', () => {
+    const words = Array.from({ length: 80 }, (_, i) => `word${i}x`);
+    for (const count of [1, 31, 32, 33, 80]) {
+      const used = words.slice(0, count);
+      // Every word three times, across three texts, in different orders.
+      const texts = [used.join(' '), [...used].reverse().join(' '), used.map((w, i) => used[(i * 7) % count]).join(' ')];
+      const expected = [...new Set(texts.flatMap((text) => tokenize(text)))];
+      expect(expected).toHaveLength(count);
+      expect(searchTermsOf(...texts), `${count} words`).toEqual(expected);
+    }
   });
 });
 
