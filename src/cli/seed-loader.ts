@@ -521,9 +521,15 @@ class SeedRun {
     const check = async (): Promise<void> => {
       const refs = { venues: new Set<string>(), organizers: new Set<string>(), categories: new Set<string>(), tags: new Set<string>() };
       const parents = new Set<string>();
+      // Only a record naming something outside the files needs storage (and a second look): the
+      // others are counted at once.
+      const outside: Pending[] = [];
+      let named = false;
       // Visitors made once a batch, not once a record.
       const collect = (resource: SmallResource, s: string): void => {
-        if (!this.fileSlugs[resource].has(s)) refs[resource].add(s);
+        if (this.fileSlugs[resource].has(s)) return;
+        refs[resource].add(s);
+        named = true;
       };
       let errors: FieldError[] = [];
       const resolve = (resource: SmallResource, s: string): void => {
@@ -531,12 +537,20 @@ class SeedRun {
         if (typeof this.ids[resource].get(s) === 'number') this.referencedStored[resource].add(s);
         else errors.push({ field: fieldOf[resource], message: `${fieldOf[resource]} names "${s}", which is neither in the seed files nor stored.` });
       };
-      for (const { record, parentSeen } of batch) {
-        this.eachRef(record, collect);
-        if (record.post_parent && !parentSeen) parents.add(record.post_parent);
+      for (const pending of batch) {
+        named = false;
+        this.eachRef(pending.record, collect);
+        if (pending.record.post_parent && !pending.parentSeen) {
+          parents.add(pending.record.post_parent);
+          named = true;
+        }
+        if (named) outside.push(pending);
+        else this.eventRecords++;
       }
+      batch = [];
+      if (outside.length === 0) return;
       await Promise.all([...SMALL.map((r) => this.ids[r].prefetch(refs[r])), this.ids.events.prefetch(parents)]);
-      for (const { position, record, slug, parentSeen } of batch) {
+      for (const { position, record, slug, parentSeen } of outside) {
         if (errors.length > 0) errors = [];
         this.eachRef(record, resolve);
         if (record.post_parent && !parentSeen) {
@@ -546,7 +560,6 @@ class SeedRun {
         if (errors.length > 0) this.invalid('events', position, errors, slug);
         else this.eventRecords++;
       }
-      batch = [];
     };
     try {
       for await (const step of readSourceSteps(source)) {

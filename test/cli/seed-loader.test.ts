@@ -125,10 +125,18 @@ describe('seed loader', () => {
 
   it('reports each record of a batch for its own references only', async () => {
     const event = (slug: string, extra: object) => ({ slug, title: slug, start_date: '+1 day', end_date: '+1 day', venue: 'hall', ...extra });
-    dir.write('events.json', [event('a', {}), event('b', { venue: 'nowhere' }), event('c', {}), event('d', { organizer: ['office', 'nobody'] }), event('e', { tags: ['outdoor'] })]);
+    dir.write('events.json', [
+      event('a', {}),
+      event('b', { venue: 'nowhere' }),
+      event('c', {}),
+      event('d', { organizer: ['office', 'nobody'] }),
+      event('e', { tags: ['outdoor'] }),
+      event('f', { post_parent: 'no-such-event' }),
+      event('g', { post_parent: 'a' }),
+    ]);
     const { report, problems } = await seed(storage, [dir.dir]);
-    expect(report.invalidRecords).toBe(2);
-    expect(problems.map((p) => `${p.slug} ${p.field}`)).toEqual(['b venue', 'd organizer']);
+    expect(report.invalidRecords).toBe(3);
+    expect(problems.map((p) => `${p.slug} ${p.field}`)).toEqual(['b venue', 'd organizer', 'f post_parent']);
   });
 
   it('resolves references to stored records that the files do not hold', async () => {
