@@ -143,7 +143,7 @@ function rawTokens(text: string): string[] {
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
   if (NEEDS_FOLDING.test(text)) {
-    for (const token of text.split(DELIMITERS)) if (token !== '') addTerm(lowerCase(token), terms);
+    for (const token of rawTokens(text)) addTerm(lowerCase(token), terms);
     return terms;
   }
   // ASCII (nearly every title and description): the text lower-cased once and cut at the delimiters
