@@ -113,11 +113,20 @@ export function buildApp({ config, storage: rawStorage, logger }: AppOptions): F
   installRateLimit(app, { reads: config.rateLimitReads, writes: config.rateLimitWrites });
   // Reliability (issue 10) — begin: load shedding when the event loop lags (liveness stays exempt).
   if (config.maxEventLoopDelayMs > 0) {
+    const sampleInterval = Math.max(10, Math.min(1000, Math.floor(config.maxEventLoopDelayMs / 2)));
+    // Start-up stalls the loop once after the sampler has begun (the routes and their schemas are
+    // compiled then: over a second on a busy machine), and the first sample after it reports that
+    // stall. It is not load: shedding then only failed a new server's first readiness probe. The
+    // sample after that one sees the running server, so shedding starts two intervals after ready.
+    let shedFrom = Number.POSITIVE_INFINITY;
+    app.addHook('onReady', async () => {
+      shedFrom = performance.now() + 2 * sampleInterval;
+    });
     app.register(underPressure, {
       maxEventLoopDelay: config.maxEventLoopDelayMs,
-      sampleInterval: Math.max(10, Math.min(1000, Math.floor(config.maxEventLoopDelayMs / 2))),
+      sampleInterval,
       pressureHandler: async (request) => {
-        if (request.routeOptions.url === '/health/live') return;
+        if (request.routeOptions.url === '/health/live' || performance.now() < shedFrom) return;
         throw new ApiError(503, 'server-overloaded', 'The server is overloaded, please retry later.', {}, { 'retry-after': '5' });
       },
     });

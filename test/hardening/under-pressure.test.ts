@@ -53,6 +53,35 @@ describe(`load shedding (${engine.name} engine)`, () => {
     expect(recovered).toBe(true);
   }, 60_000);
 
+  it('does not shed the requests that follow its own start-up, which stalls the loop once; sheds again after', async () => {
+    // A slow start-up: registering the routes blocks the loop after the sampler has begun, as
+    // compiling the app does on a busy machine (seen: the first readiness probe got 503).
+    let stalled = false;
+    const started = await openTestApp(engine, { MAX_EVENT_LOOP_DELAY_MS: '100' }, (route) => {
+      if (stalled || !route.url.includes('/events')) return;
+      stalled = true;
+      blockEventLoop(600);
+    });
+    try {
+      expect(stalled).toBe(true);
+      // The sampler's overdue timer fires first and sees the stall; the request comes right after.
+      await pause(5);
+      expect((await started.app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+      expect((await started.app.inject({ method: 'GET', url: `${API}/events` })).statusCode).toBe(200);
+      // Past the start-up, a stalled loop is shed as before.
+      await pause(250);
+      let status = 0;
+      for (let attempt = 0; attempt < 20 && status !== 503; attempt += 1) {
+        blockEventLoop(600);
+        await pause(5);
+        status = (await started.app.inject({ method: 'GET', url: `${API}/events` })).statusCode;
+      }
+      expect(status).toBe(503);
+    } finally {
+      await started.close();
+    }
+  }, 60_000);
+
   it('is off with MAX_EVENT_LOOP_DELAY_MS=0 (the test default)', async () => {
     const off = await openTestApp(engine);
     try {
