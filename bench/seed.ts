@@ -23,7 +23,7 @@ import { seedCli } from '../src/cli/seed.js';
 import { loadConfig } from '../src/config.js';
 import { createStorage } from '../src/storage/create-storage.js';
 import { randomGenerator as random } from './calendar.js';
-import { hostSince, readHost } from './host-steal.js';
+import { describeHost, readHost } from './host-cpu.js';
 import { scriptNodeFlags } from './server-process.js';
 
 const TARGET = 20_000;
@@ -149,7 +149,7 @@ async function measure(options: Options, store: Store, dir: string): Promise<voi
       const cpuSeconds = (used.user + used.system) / 1e6;
       const records = options.events + 30 + 30 + 40 + 25;
       const rate = Math.round(records / seconds);
-      const facts = hostSince(host);
+      const facts = describeHost(host);
       process.stdout.write(
         `${label} run ${run}: exit ${code}, ${records.toLocaleString('en-US')} records in ${seconds.toFixed(2)} s = ${rate.toLocaleString('en-US')} records/s ` +
           `(${run === 1 ? 'creates' : 'all unchanged'}; target ≥ ${TARGET.toLocaleString('en-US')}: ${rate >= TARGET ? 'met' : 'NOT met'}); ` +
