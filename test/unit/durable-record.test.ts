@@ -100,6 +100,19 @@ describe('durable record encoding', () => {
     );
   });
 
+  it('keeps a long string whole when its text past ASCII needs a bigger buffer', () => {
+    // The ASCII before the first é is written before the encoder knows it needs 3 bytes a unit for
+    // the rest; growing the buffer then must carry that prefix over (it once kept only what was
+    // before the string: a record with a valid checksum and a hole, cut with all later ones on restart).
+    for (const length of [21_000, 30_000, 70_000, 300_000]) {
+      const description = `${'a'.repeat(length)}é and more`;
+      const bytes = putRecord('events', { _id: length, description });
+      const json = bytes.subarray(bytes.indexOf(0x20, 9) + 1, -1);
+      expect(json.equals(Buffer.from(JSON.stringify(['put', 'events', { _id: length, description }]), 'utf8'))).toBe(true);
+      expect(decodeRecord(json.toString('utf8'))).toMatchObject({ type: 'put', doc: { description } });
+    }
+  });
+
   it('frames each record whole: every record handed out stays intact while later ones are written', () => {
     const check = (record: Buffer) => {
       const text = record.toString('latin1');

@@ -74,10 +74,15 @@ export class RecordEncoder {
     return record;
   }
 
+  /**
+   * Makes room for `bytes` more after `at`. The whole buffer is carried over, not only what is before
+   * `at`: a string's opening quote and ASCII prefix are written past `at` before it moves (`string`),
+   * and must survive when the rest of the string needs a bigger buffer (`unicode`).
+   */
   private room(bytes: number): void {
     if (this.at + bytes <= this.out.length) return;
     const bigger = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.at + bytes));
-    this.out.copy(bigger, 0, 0, this.at);
+    this.out.copy(bigger);
     this.out = bigger;
   }
 
