@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from 'node:zlib';
-import { assertStorable, decodeRecord, frame, putRecord, UnstorableValueError } from '../../src/storage/durable/record.js';
+import { assertStorable, decodeRecord, frame, putRecord, putRecords, UnstorableValueError } from '../../src/storage/durable/record.js';
 
 /** An exact description of a value (toEqual would take -0 for 0 and cannot tell invalid Dates apart from each other). */
 function canon(value: unknown): unknown {
@@ -111,6 +111,36 @@ describe('durable record encoding', () => {
       expect(json.equals(Buffer.from(JSON.stringify(['put', 'events', { _id: length, description }]), 'utf8'))).toBe(true);
       expect(decodeRecord(json.toString('utf8'))).toMatchObject({ type: 'put', doc: { description } });
     }
+  });
+
+  it("writes a Date's milliseconds as JSON writes the number", () => {
+    const times = [0, 1, -1, 9, 10, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 99_999_999, 100_000_000, 1_795_717_237_188, -1_795_717_237_188, 8.64e15, -8.64e15];
+    for (const time of times) {
+      const bytes = putRecord('events', { _id: 1, at: new Date(time) });
+      expect(bytes.toString('utf8')).toContain(`{"$date":${JSON.stringify(time)}}`);
+      expect(roundTrip({ _id: 1, at: new Date(time) })).toEqual({ _id: 1, at: new Date(time) });
+    }
+  });
+
+  it('writes a batch as the records putRecord makes, one after another, and says where each ends', () => {
+    fc.assert(
+      fc.property(fc.array(fc.dictionary(key, value, { maxKeys: 4 }), { minLength: 1, maxLength: 12 }), fc.nat({ max: 3000 }), (fieldSets, pad) => {
+        // Short and long records (a head of 11 to 14 bytes) and a batch past the encoder's 64 KiB.
+        const docs = fieldSets.map((fields, i) => ({ ...fields, _id: i + 1, pad: i % 3 === 0 ? 'é'.repeat(pad * 10) : 'p'.repeat(pad % 90) }));
+        const { data, ends } = putRecords('events', docs);
+        const singles = docs.map((doc) => putRecord('events', doc));
+        expect(data.equals(Buffer.concat(singles))).toBe(true);
+        let end = 0;
+        expect(ends).toEqual(singles.map((record) => (end += record.length)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('refuses a batch holding a document it cannot store, naming where, and writes the next batch whole', () => {
+    expect(() => putRecords('events', [{ _id: 1, title: 'fine' }, { _id: 2, bad: new Map() }])).toThrow(/document\.bad holds a Map object/);
+    const docs = [{ _id: 3, title: 'after' }, { _id: 4, title: 'é'.repeat(40_000) }];
+    expect(putRecords('events', docs).data.equals(Buffer.concat(docs.map((doc) => putRecord('events', doc))))).toBe(true);
   });
 
   it('frames each record whole: every record handed out stays intact while later ones are written', () => {

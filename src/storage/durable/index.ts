@@ -41,7 +41,7 @@ import {
 } from '../port.js';
 import { type AppendFile, appendFileOf, lockDirectory, removeIfPresent, snapshotName, syncDirectory, walName } from './files.js';
 import { GroupCommitLog } from './group-commit.js';
-import { assertStorable, delRecord, endRecord, FORMAT, headerRecord, putRecord, seqRecord } from './record.js';
+import { assertStorable, delRecord, endRecord, FORMAT, headerRecord, putRecord, putRecords, seqRecord } from './record.js';
 import { DataDirectoryCorruptError, recover } from './recovery.js';
 
 export { DataDirectoryCorruptError } from './recovery.js';
@@ -377,10 +377,13 @@ function createDurable(parts: DurableParts): DurableStorage {
         }, bulk),
       insertMany: (docs) =>
         mutate(async () => {
-          const records = docs.map((doc) => putRecord(name, doc));
+          // One buffer for the batch (encoded before the insert, like insertOne's record).
+          const { data, ends } = putRecords(name, docs);
           const failures = await target.insertMany(docs);
+          if (failures.length === 0) return { result: failures, records: docs.length === 0 ? [] : [data] };
           const failed = new Set(failures.map((failure) => failure.index));
-          return { result: failures, records: failed.size === 0 ? records : records.filter((_, i) => !failed.has(i)) };
+          const records = ends.flatMap((end, i) => (failed.has(i) ? [] : [data.subarray(i === 0 ? 0 : ends[i - 1], end)]));
+          return { result: failures, records };
         }, bulk),
       updateById: (id, update) =>
         mutate(async () => {

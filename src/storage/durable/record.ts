@@ -161,6 +161,30 @@ export function putRecord(collection: CollectionName, doc: object): Buffer {
   return encoder.frame();
 }
 
+/**
+ * The records of stored documents, one after another as one buffer (what an insertMany logs), and
+ * where each ends in it. Throws UnstorableValueError, naming the document, when one cannot be stored.
+ */
+export function putRecords(collection: CollectionName, docs: readonly object[]): { data: Buffer; ends: number[] } {
+  const ends: number[] = [];
+  encoder.beginBatch();
+  try {
+    for (let i = 0; i < docs.length; i++) {
+      encoder.beginRecord();
+      encoder.raw('["put",');
+      encoder.string(collection);
+      encoder.raw(',');
+      encodeNamed(docs[i], 'document');
+      encoder.raw(']');
+      ends.push(encoder.endRecord());
+    }
+  } catch (error) {
+    encoder.scratch();
+    throw error;
+  }
+  return { data: encoder.endBatch(), ends };
+}
+
 export function delRecord(collection: CollectionName, id: number): Buffer {
   return frame(JSON.stringify(['del', collection, id]));
 }
