@@ -17,6 +17,7 @@
 import { indexes } from '../../indexes/index.js';
 import { openDurableStorage } from '../../src/storage/durable/index.js';
 import { makeEventDoc, makeTagDoc, makeVenueDoc } from '../helpers/factories.js';
+import { crashDescription } from './helpers.js';
 
 const [dir, seedArg, compactArg] = process.argv.slice(2);
 if (dir === undefined) throw new Error('usage: crash-child.ts <dataDir> <seed> <compactMinBytes>');
@@ -73,7 +74,7 @@ async function worker(w: number): Promise<never> {
       const venueId = venues[Math.floor(random() * venues.length)]!;
       say({ t: 'try', op: 'insert', c: 'events', id, venueId });
       await storage.events.insertOne(
-        makeEventDoc({ _id: id, slug: `event-${id}`, title: `Event ${id} v0`, excerpt: 'b0', venueId, startUtc: new Date(Date.UTC(2026, 0, 1) + id * 60_000) }),
+        makeEventDoc({ _id: id, slug: `event-${id}`, title: `Event ${id} v0`, description: crashDescription(id), excerpt: 'b0', venueId, startUtc: new Date(Date.UTC(2026, 0, 1) + id * 60_000) }),
       );
       events.push(id);
       versions.set(`events:${id}`, 0);

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type EventDoc, type VenueDoc } from '../../src/storage/port.js';
-import { makeTempDir, open, recordingLog, removeDir } from './helpers.js';
+import { crashDescription, makeTempDir, open, recordingLog, removeDir } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
@@ -184,6 +184,7 @@ async function verify(dir: string, expectations: Map<string, Expectation>): Prom
         const b = Number(/^b(\d+)$/.exec(event.excerpt)?.[1] ?? Number.NaN);
         if (!(b >= e.bAcked && b <= Math.max(e.bTried, e.bAcked))) problems.push(`${where}: batch ${b}, acknowledged ${e.bAcked}, attempted up to ${e.bTried}`);
         if (event.venueId !== e.venueId) problems.push(`${where}: venue ${event.venueId}, expected ${e.venueId}`);
+        if (event.description !== crashDescription(e.id)) problems.push(`${where}: description of ${event.description.length} characters is not the one written`);
       }
     }
 
