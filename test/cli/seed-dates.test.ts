@@ -3,9 +3,10 @@
  * take is compared with `parseDateInput` over many zones (DST gaps and overlaps, half-hour and
  * 45-minute offsets, southern-hemisphere DST) and anchors.
  */
+import { IANAZone } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { parseDateInput } from '../../src/lib/dates.js';
-import { isRelativeDate, resolveSeedDate } from '../../src/cli/seed-dates.js';
+import { formattedOffset, isRelativeDate, offsetFormat, resolveSeedDate } from '../../src/cli/seed-dates.js';
 import { random } from '../helpers/random.js';
 
 const ZONES = [
@@ -124,4 +125,30 @@ describe('seed dates', () => {
     expect(isRelativeDate('1 May 2026 10:00', 'Europe/Berlin')).toBe(false);
     expect(isRelativeDate(1767225600, 'UTC')).toBe(false);
   });
+
+  it("reads a zone's offset from its formatted wall clock exactly as luxon computes it, in every zone this Node knows", () => {
+    const next = random(7);
+    const YEAR_MS = 365.2425 * 86_400_000;
+    const mismatches: string[] = [];
+    let read = 0;
+    for (const zone of Intl.supportedValuesOf('timeZone')) {
+      const format = offsetFormat(zone);
+      const luxon = IANAZone.create(zone);
+      // Random instants from 1900 to 2200 (before 1970 too, at odd seconds); in the zones above, also
+      // every quarter hour of the months with 2026's transitions.
+      const instants = Array.from({ length: 60 }, () => Math.floor(Date.UTC(1900, 0, 1) + next() * 300 * YEAR_MS));
+      if (ZONES.includes(zone)) {
+        for (const month of [1, 2, 3, 8, 9, 10]) for (let ms = Date.UTC(2026, month, 1); ms < Date.UTC(2026, month + 1, 1); ms += 15 * 60_000) instants.push(ms);
+      }
+      for (const ms of instants) {
+        const offset = formattedOffset(format, ms);
+        if (offset !== null) read++;
+        if (offset !== luxon.offset(ms)) mismatches.push(`${zone} at ${new Date(ms).toISOString()}: ${offset} against ${luxon.offset(ms)}`);
+      }
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
+    // The format is read, not handed back to luxon (which would agree with itself).
+    expect(read).toBeGreaterThan(40_000);
+  });
 });
+
