@@ -23,12 +23,6 @@ const FAST_MIN_YEAR = 1900;
 const FAST_MAX_YEAR = 2200;
 
 /**
- * A zone's UTC offset (minutes), from the offsets at the starts of days and, on the few days a zone
- * changes offset, of hours, which are remembered: a day (or hour) whose start and the next one's
- * start share an offset has it throughout (zones change offset at most once a day), so consecutive
- * days cost one luxon call each; an hour with a change asks luxon each time.
- */
-/**
  * A zone's UTC offset (minutes) at an instant, as luxon's `IANAZone.offset` computes it (the zone's
  * wall clock read back as UTC, less the instant to the second), from `Intl.DateTimeFormat.format`:
  * ~2 µs a call against luxon's ~11 µs through `formatToParts`. Null when the text is not the
@@ -65,6 +59,12 @@ export function offsetFormat(timezone: string): Intl.DateTimeFormat {
   });
 }
 
+/**
+ * A zone's UTC offset (minutes), from the offsets at the starts of days and, on the few days a zone
+ * changes offset, of hours, which are remembered: a day (or hour) whose start and the next one's
+ * start share an offset has it throughout (zones change offset at most once a day), so consecutive
+ * days cost one look-up of the zone each; an hour with a change asks the zone each time.
+ */
 class OffsetCache {
   private readonly dayStarts = new Map<number, number>();
   private readonly hourStarts = new Map<number, number>();

@@ -150,14 +150,19 @@ export function frame(json: string): Buffer {
   return encoder.frame();
 }
 
-/** The record of a stored document. Throws UnstorableValueError (nothing is written then). */
-export function putRecord(collection: CollectionName, doc: object): Buffer {
-  encoder.beginRecord();
+/** A put record's JSON, after `beginRecord`. */
+function encodePut(collection: CollectionName, doc: unknown): void {
   encoder.raw('["put",');
   encoder.string(collection);
   encoder.raw(',');
   encodeNamed(doc, 'document');
   encoder.raw(']');
+}
+
+/** The record of a stored document. Throws UnstorableValueError (nothing is written then). */
+export function putRecord(collection: CollectionName, doc: object): Buffer {
+  encoder.beginRecord();
+  encodePut(collection, doc);
   return encoder.frame();
 }
 
@@ -169,13 +174,9 @@ export function putRecords(collection: CollectionName, docs: readonly object[]):
   const ends: number[] = [];
   encoder.beginBatch();
   try {
-    for (let i = 0; i < docs.length; i++) {
+    for (const doc of docs) {
       encoder.beginRecord();
-      encoder.raw('["put",');
-      encoder.string(collection);
-      encoder.raw(',');
-      encodeNamed(docs[i], 'document');
-      encoder.raw(']');
+      encodePut(collection, doc);
       ends.push(encoder.endRecord());
     }
   } catch (error) {
