@@ -150,11 +150,7 @@ function instantOfWall(wallMs: number, offsets: OffsetCache): number {
   const around = offsets.around(Math.floor(wallMs / DAY_MS));
   if (!Number.isNaN(around)) return wallMs - around * MINUTE_MS;
   const before = offsets.at(wallMs - DAY_MS);
-  const middle = offsets.at(wallMs);
-  // One offset all around (nearly every date): its instant, which is also what the general rule
-  // below returns then, whether or not the check holds.
-  if (before === middle && middle === offsets.at(wallMs + DAY_MS)) return wallMs - middle * MINUTE_MS;
-  const candidates = [...new Set([before, middle, offsets.at(wallMs + DAY_MS)])]
+  const candidates = [...new Set([before, offsets.at(wallMs), offsets.at(wallMs + DAY_MS)])]
     .map((offset) => wallMs - offset * MINUTE_MS)
     .filter((ms) => ms + offsets.at(ms) * MINUTE_MS === wallMs)
     .sort((a, b) => a - b);

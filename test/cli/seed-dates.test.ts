@@ -151,4 +151,3 @@ describe('seed dates', () => {
     expect(read).toBeGreaterThan(40_000);
   });
 });
-

@@ -88,10 +88,9 @@ export class RecordEncoder {
    */
   endRecord(): number {
     this.room(1);
-    const out = this.out;
     const jsonStart = this.recordStart + HEAD_GUESS;
     const length = this.at - jsonStart;
-    const crc = crc32(out.subarray(jsonStart, this.at)) >>> 0;
+    const crc = crc32(this.out.subarray(jsonStart, this.at)) >>> 0;
     const lengthDigits = digitCount(length);
     const headLength = 10 + lengthDigits;
     if (headLength !== HEAD_GUESS) {
@@ -99,6 +98,7 @@ export class RecordEncoder {
       this.out.copyWithin(this.recordStart + headLength, jsonStart, this.at);
       this.at += headLength - HEAD_GUESS;
     }
+    // After the room above (it may have replaced the buffer).
     const bytes = this.out;
     let at = this.recordStart;
     for (let shift = 28; shift >= 0; shift -= 4) bytes[at++] = HEX[(crc >>> shift) & 15]!;
@@ -116,20 +116,21 @@ export class RecordEncoder {
   /** Finishes the record begun by `beginRecord` (outside a batch), as a buffer of its own. */
   frame(): Buffer {
     this.endRecord();
-    return this.copyOut(0, this.at);
+    return this.copyOut();
   }
 
   /** The batch's records, one after another, as one buffer of their own. */
   endBatch(): Buffer {
     this.batching = false;
-    const batch = this.copyOut(0, this.at);
+    const batch = this.copyOut();
     if (this.out.length > KEPT_BUFFER_BYTES) this.out = Buffer.allocUnsafe(64 * 1024);
     return batch;
   }
 
-  private copyOut(from: number, to: number): Buffer {
-    const copy = Buffer.allocUnsafe(to - from);
-    this.out.copy(copy, 0, from, to);
+  /** What was written since the last `beginBatch` (or the record, outside a batch), as a buffer of its own. */
+  private copyOut(): Buffer {
+    const copy = Buffer.allocUnsafe(this.at);
+    this.out.copy(copy, 0, 0, this.at);
     return copy;
   }
 
