@@ -874,7 +874,8 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       entries.uniqueKeys.forEach((keys, i) => {
         for (const key of keys) pending[i]!.set(key, change.next._id);
       });
-      return { ...change, entries };
+      // Not `{ ...change, entries }`: a spread plus a new key gives each object a hidden class of its own.
+      return { slot: change.slot, current: change.current, next: change.next, entries };
     });
     // Keys released by one document may be claimed by another in the same batch.
     for (const { slot, current } of prepared) this.removeEntries(slot, current);

@@ -123,6 +123,28 @@ interface Access {
   materialize(): { bits: Bitset; shared: boolean };
 }
 
+type AccessBase = Pick<Access, 'expr' | 'key' | 'predicate' | 'cached' | 'testCost'>;
+
+/**
+ * A clause's access path: its own fields and its way in, written out field by field. V8 gives every
+ * object made as `{ ...base, estimate, … }` (a spread plus keys the source lacks) a hidden class of
+ * its own, so every read of a planned query's paths missed its inline cache.
+ */
+function accessOf(base: AccessBase, way: Pick<Access, 'estimate' | 'slots' | 'slotsCost' | 'materializeCost' | 'materialize'>): Access {
+  return {
+    expr: base.expr,
+    key: base.key,
+    predicate: base.predicate,
+    testCost: base.testCost,
+    estimate: way.estimate,
+    slots: way.slots,
+    slotsCost: way.slotsCost,
+    cached: base.cached,
+    materializeCost: way.materializeCost,
+    materialize: way.materialize,
+  };
+}
+
 interface Plan {
   estimate: number;
   cost: number;
@@ -504,14 +526,13 @@ export class Planner {
         };
         const estimate = Math.min(this.host.liveCount, parts.reduce((sum, part) => sum + part!.count, 0));
         const materializeCost = parts.length * this.words * COST.word;
-        return {
-          ...base,
+        return accessOf(base, {
           estimate,
           slots: () => union().toArray(),
           slotsCost: materializeCost + estimate * COST.entry,
           materializeCost,
           materialize: () => ({ bits: union(), shared: false }),
-        };
+        });
       }
     }
 
@@ -519,16 +540,15 @@ export class Planner {
     if (path !== null) {
       const family = path.family;
       if (family !== undefined) {
-        return { ...base, estimate: path.estimate, slots: path.slots, slotsCost: path.slotsCost, materializeCost: family.cost, materialize: () => ({ bits: family.materialize(key, predicate), shared: true }) };
+        return accessOf(base, { estimate: path.estimate, slots: path.slots, slotsCost: path.slotsCost, materializeCost: family.cost, materialize: () => ({ bits: family.materialize(key, predicate), shared: true }) });
       }
-      return {
-        ...base,
+      return accessOf(base, {
         estimate: path.estimate,
         slots: path.slots,
         slotsCost: path.slotsCost,
         materializeCost: amortise(path.slotsCost + this.words * COST.word),
         materialize: () => keep(path.toBits()),
-      };
+      });
     }
     if (expr.kind === 'or' || expr.kind === 'nor') return this.logicalAccess(expr, base, keep);
     const scanCost = this.host.liveCount * (testCost + COST.entry + COST.doc);
@@ -541,23 +561,21 @@ export class Planner {
       const field = expr.field;
       const values = expr.kind === 'cmp' ? [expr.value] : expr.values;
       const fieldSeen = cache.noteSeen(`postings:${field}`);
-      return {
-        ...base,
+      return accessOf(base, {
         estimate: this.host.liveCount,
         slots: null,
         slotsCost: scanCost,
         materializeCost: scanCost / Math.min(Math.max(seen, fieldSeen), 64),
         materialize: () => keep(this.postingsPath(this.host.buildPostings(field), values).toBits()),
-      };
+      });
     }
-    return {
-      ...base,
+    return accessOf(base, {
       estimate: this.host.liveCount,
       slots: null,
       slotsCost: scanCost,
       materializeCost: amortise(scanCost),
       materialize: () => keep(this.scanBits(predicate)),
-    };
+    });
   }
 
   private scanBits(predicate: Predicate): Bitset {
@@ -571,7 +589,7 @@ export class Planner {
 
   private logicalAccess(
     expr: Extract<Expr, { kind: 'or' | 'nor' }>,
-    base: Pick<Access, 'expr' | 'key' | 'predicate' | 'cached' | 'testCost'>,
+    base: AccessBase,
     keep: (bits: Bitset) => { bits: Bitset; shared: boolean },
   ): Access {
     const plans = expr.children.map((child) => this.planConjunction(child.kind === 'and' ? child.children : [child]));
@@ -586,18 +604,16 @@ export class Planner {
       return bits;
     };
     if (expr.kind === 'nor') {
-      return {
-        ...base,
+      return accessOf(base, {
         estimate: this.host.liveCount,
         slots: null,
         slotsCost: Infinity,
         materializeCost: childCost + 2 * this.words * COST.word,
         materialize: () => keep(this.copyOf(this.host.live).andNot(unionInto(this.scratch()))),
-      };
+      });
     }
     const estimate = Math.min(this.host.liveCount, plans.reduce((sum, plan) => sum + plan.estimate, 0));
-    return {
-      ...base,
+    return accessOf(base, {
       estimate,
       slots: () => {
         const out: number[] = [];
@@ -607,7 +623,7 @@ export class Planner {
       slotsCost: childCost + estimate * COST.entry,
       materializeCost: childCost + this.words * COST.word,
       materialize: () => keep(unionInto(this.emptyBits())),
-    };
+    });
   }
 
   /** An index access path for a clause, or null when none applies. */
@@ -726,7 +742,8 @@ export class Planner {
     };
     const path: IndexPath = { estimate, slots, slotsCost: spans.length * 2 * COST.seek + estimate * COST.entry, toBits };
     if (range === null) return path;
-    return { ...path, family: this.rangeFamily(index, prefixes, expr.field, range, estimate, toBits) };
+    // Written out rather than `{ ...path, family }`: see accessOf.
+    return { estimate, slots, slotsCost: path.slotsCost, toBits, family: this.rangeFamily(index, prefixes, expr.field, range, estimate, toBits) };
   }
 
   private postingsPath(postings: ValuePostings, values: readonly Scalar[]): IndexPath {
