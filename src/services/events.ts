@@ -178,9 +178,12 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   // resolveFields' helpers live out here: a closure made on every write costs, more so under tsx
   // (its keepNames wraps every function it creates).
 
-  /** A date field of a write read in `zone`; null when absent or invalid (then noted in `errors`). */
-  function dateField(input: EventInput, name: 'start_date' | 'end_date' | 'date' | 'date_utc', zone: string, at: Date, errors: ParamErrors): Date | null {
-    const raw = input[name];
+  /**
+   * A date field of a write read in `zone`; null when absent or invalid (then noted in `errors`
+   * under `name`). The caller reads the value: `input[name]` with four names was a generic keyed
+   * look-up on every write.
+   */
+  function dateField(raw: EventInput['start_date'], name: 'start_date' | 'end_date' | 'date' | 'date_utc', zone: string, at: Date, errors: ParamErrors): Date | null {
     if (raw === undefined) return null;
     const parsed = parseDateInput(raw, { timezone: zone, now: at });
     if (parsed === null) errors.add(name, `${name} is not a valid date.`);
@@ -213,8 +216,8 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     }
 
     // Without a new value, a time-zone change keeps the wall clock (design §9.8).
-    const start = dateField(input, 'start_date', timezone, at, errors) ?? (current ? carried(current.startUtc, current.timezone, timezone) : null);
-    const end = dateField(input, 'end_date', timezone, at, errors) ?? (current ? carried(current.endUtc, current.timezone, timezone) : null);
+    const start = dateField(input.start_date, 'start_date', timezone, at, errors) ?? (current ? carried(current.startUtc, current.timezone, timezone) : null);
+    const end = dateField(input.end_date, 'end_date', timezone, at, errors) ?? (current ? carried(current.endUtc, current.timezone, timezone) : null);
     const allDay = input.all_day !== undefined ? toBool(input.all_day) : (current?.allDay ?? false);
     if (start && end) {
       const bounds = allDay ? allDayBounds(start, end, timezone) : { start, end };
@@ -225,8 +228,8 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     if (current === null || input.timezone !== undefined) set.timezone = timezone;
     if (current === null || input.all_day !== undefined) set.allDay = allDay;
 
-    const dateUtc = dateField(input, 'date_utc', 'UTC', at, errors);
-    const date = dateField(input, 'date', timezone, at, errors);
+    const dateUtc = dateField(input.date_utc, 'date_utc', 'UTC', at, errors);
+    const date = dateField(input.date, 'date', timezone, at, errors);
     if (dateUtc ?? date) set.dateUtc = (dateUtc ?? date) as Date;
 
     if (input.author !== undefined) set.authorId = toId(input.author) ?? 0;
@@ -657,42 +660,47 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     return newEventDoc(await storage.nextId('posts'), input, set);
   }
 
-  /** A new event's document: the checked fields over the defaults. */
+  /**
+   * A new event's document: the checked fields over the defaults. Written field by field rather
+   * than as the defaults followed by `...set`: the spread copied each field through a generic
+   * property definition and built five placeholder arrays per event only to replace them. `??`
+   * keeps a default only where `set` has no value; no field of `set` is ever null where its
+   * default is not. The key order (the stored and logged order) is the same as before.
+   */
   function newEventDoc(id: number, input: EventCreate, set: Partial<EventDoc>): EventDoc {
     const at = now();
     return {
       _id: id,
-      slug: slugFrom(input.slug ?? input.title, `event-${id}`),
-      status: 'publish' as PostStatus,
-      authorId: 0,
-      dateUtc: at,
-      modifiedUtc: at,
-      title: '',
-      description: '',
-      excerpt: '',
-      image: null,
-      searchTerms: [],
-      startUtc: at,
-      endUtc: at,
-      timezone: siteTimezone,
-      allDay: false,
-      cost: [],
-      currencySymbol: '',
-      currencyPosition: '',
-      website: null,
-      showMap: false,
-      showMapLink: false,
-      hideFromListings: false,
-      sticky: false,
-      featured: false,
-      ticketed: false,
-      postParent: null,
-      venueId: null,
-      organizerIds: [],
-      categoryIds: [],
-      tagIds: [],
-      password: null,
-      ...set,
+      slug: set.slug ?? slugFrom(input.slug ?? input.title, `event-${id}`),
+      status: set.status ?? 'publish',
+      authorId: set.authorId ?? 0,
+      dateUtc: set.dateUtc ?? at,
+      modifiedUtc: set.modifiedUtc ?? at,
+      title: set.title ?? '',
+      description: set.description ?? '',
+      excerpt: set.excerpt ?? '',
+      image: set.image ?? null,
+      searchTerms: set.searchTerms ?? [],
+      startUtc: set.startUtc ?? at,
+      endUtc: set.endUtc ?? at,
+      timezone: set.timezone ?? siteTimezone,
+      allDay: set.allDay ?? false,
+      cost: set.cost ?? [],
+      currencySymbol: set.currencySymbol ?? '',
+      currencyPosition: set.currencyPosition ?? '',
+      website: set.website ?? null,
+      showMap: set.showMap ?? false,
+      showMapLink: set.showMapLink ?? false,
+      hideFromListings: set.hideFromListings ?? false,
+      sticky: set.sticky ?? false,
+      featured: set.featured ?? false,
+      ticketed: set.ticketed ?? false,
+      postParent: set.postParent ?? null,
+      venueId: set.venueId ?? null,
+      organizerIds: set.organizerIds ?? [],
+      categoryIds: set.categoryIds ?? [],
+      tagIds: set.tagIds ?? [],
+      password: set.password ?? null,
     };
   }
 
