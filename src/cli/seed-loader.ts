@@ -842,35 +842,57 @@ class SeedRun {
     }
   }
 
-  /** The API body of an event record: slugs become ids, dates become instants (see the header). */
+  /**
+   * The API body of an event record: slugs become ids, dates become instants (see the header).
+   *
+   * Written as one literal naming every field (undefined where the record has none, which the
+   * services read as absent), not copied key by key from the record: bodies copied that way had a
+   * hidden class per combination of optional fields, and every read of a body field by the events
+   * service went through V8's megamorphic property cache. A test loads a record with every field of
+   * the seed schema and checks each one arrives, so a field added to the schema is not dropped here.
+   */
   private eventBody(record: SeedEvent, slug: string, current: EventDoc | null, resolved?: EventDates): { body: EventCreate; placeholders: boolean } {
     const { venue, organizer, categories, tags, post_parent: parent, start_date, end_date, date, date_utc } = record;
     const timezone = record.timezone !== undefined ? record.timezone.trim() || this.siteTimezone : (current?.timezone ?? this.siteTimezone);
     const published = date_utc !== undefined ? resolveSeedDate(date_utc, 'UTC', this.now) : date !== undefined ? resolveSeedDate(date, timezone, this.now) : null;
     const anchor = published ?? current?.dateUtc ?? this.now;
-    const body: Record<string, unknown> = {};
-    for (const key in record) if (!REFERENCE_AND_DATE_FIELDS.has(key)) body[key] = record[key as keyof SeedEvent];
-    body.slug = slug;
     // The validation pass read the dates in the same zone from the same clock: a new event without a
     // publication date (which would anchor relative dates) takes them as they are.
     const reuse = resolved !== undefined && current === null && published === null;
-    body.start_date = reuse ? resolved[0] : this.instant(start_date, timezone, anchor, slug);
-    body.end_date = reuse ? resolved[1] : this.instant(end_date, timezone, anchor, slug);
-    if (published !== null) body.date_utc = toTimestamp(published);
-    else if (current === null) body.date_utc = toTimestamp(this.now);
-    if (current?.status === 'trash' && record.status === undefined) body.status = 'publish';
-    if (venue !== undefined) body.venue = venue === '' ? 0 : this.idOf('venues', venue, slug);
-    if (organizer !== undefined) body.organizer = this.idsOf('organizers', organizer, slug);
-    if (categories !== undefined) body.categories = this.idsOf('categories', categories, slug);
-    if (tags !== undefined) body.tags = this.idsOf('tags', tags, slug);
-    if (parent !== undefined) body.post_parent = parent === '' ? 0 : this.idOf('events', parent, slug);
+    const body: EventCreate = {
+      title: record.title,
+      description: record.description,
+      excerpt: record.excerpt,
+      slug,
+      author: record.author,
+      status: current?.status === 'trash' && record.status === undefined ? 'publish' : record.status,
+      timezone: record.timezone,
+      all_day: record.all_day,
+      start_date: reuse ? resolved[0] : this.instant(start_date, timezone, anchor, slug),
+      end_date: reuse ? resolved[1] : this.instant(end_date, timezone, anchor, slug),
+      date_utc: published !== null ? toTimestamp(published) : current === null ? toTimestamp(this.now) : undefined,
+      image: record.image,
+      cost: record.cost,
+      website: record.website,
+      show_map: record.show_map,
+      show_map_link: record.show_map_link,
+      hide_from_listings: record.hide_from_listings,
+      sticky: record.sticky,
+      featured: record.featured,
+      ticketed: record.ticketed,
+      venue: venue === undefined ? undefined : venue === '' ? 0 : this.idOf('venues', venue, slug),
+      organizer: organizer === undefined ? undefined : this.idsOf('organizers', organizer, slug),
+      categories: categories === undefined ? undefined : this.idsOf('categories', categories, slug),
+      tags: tags === undefined ? undefined : this.idsOf('tags', tags, slug),
+      post_parent: parent === undefined ? undefined : parent === '' ? 0 : this.idOf('events', parent, slug),
+    };
     // Negative ids are a dry run's placeholders for records it would create.
     const placeholders =
       this.dryRun &&
       ((typeof body.venue === 'number' && body.venue < 0) ||
       (typeof body.post_parent === 'number' && body.post_parent < 0) ||
       [body.organizer, body.categories, body.tags].some((ids) => Array.isArray(ids) && ids.some((id) => (id as number) < 0)));
-    return { body: body as EventCreate, placeholders };
+    return { body, placeholders };
   }
 
   // eventBody's helpers are methods rather than closures made for every record (see services/events.ts).
@@ -983,7 +1005,5 @@ class SeedRun {
   }
 }
 
-/** Event fields the loader turns into ids or instants; the others go to the services as they are. */
-const REFERENCE_AND_DATE_FIELDS = new Set(['venue', 'organizer', 'categories', 'tags', 'post_parent', 'start_date', 'end_date', 'date', 'date_utc']);
 
 const fieldOf: Record<SmallResource, string> = { venues: 'venue', organizers: 'organizer', categories: 'categories', tags: 'tags' };

@@ -363,6 +363,80 @@ describe('seed loader', () => {
     await expect(seed(storage, [dir.dir])).rejects.toThrow(/speakers\.json: cannot tell what it holds/);
   });
 
+  it('carries every field of the seed event schema to the stored event', async () => {
+    // Each field holds a value other than its default, so a field the loader drops fails below.
+    const record = {
+      slug: 'every-field',
+      title: 'Every Field',
+      description: '<p>All of them</p>',
+      excerpt: 'All',
+      author: 7,
+      status: 'draft',
+      timezone: 'Europe/Berlin',
+      all_day: true,
+      start_date: '2031-06-01 00:00',
+      end_date: '2031-06-02 23:59',
+      date: '2026-01-02 10:00',
+      image: 'https://example.org/poster.png',
+      cost: '15€',
+      website: 'https://example.org/every-field',
+      show_map: true,
+      show_map_link: true,
+      hide_from_listings: true,
+      sticky: true,
+      featured: true,
+      ticketed: true,
+      venue: 'hall',
+      organizer: ['office'],
+      categories: ['jazz'],
+      tags: ['outdoor'],
+      post_parent: 'gala',
+    };
+    const { SeedEventSchema } = await import('../../src/cli/seed-schemas.js');
+    // date_utc is the other spelling of date (one record gives one of them; its own test is the publication-date one).
+    expect(Object.keys(record).sort()).toEqual(Object.keys(SeedEventSchema.properties).filter((key) => key !== 'date_utc').sort());
+    const calendar = smallCalendar();
+    dir.write('events.json', [...calendar['events.json'], record]);
+    const { report, problems } = await seed(storage, [dir.dir]);
+    expect(problems).toEqual([]);
+    expect(report.outcome).toBe('ok');
+    const [hall, office, jazz, outdoor, gala] = await Promise.all([
+      storage.venues.findOne({ slug: 'hall' }),
+      storage.organizers.findOne({ slug: 'office' }),
+      storage.categories.findOne({ slug: 'jazz' }),
+      storage.tags.findOne({ slug: 'outdoor' }),
+      storage.events.findOne({ slug: 'gala' }),
+    ]);
+    const stored = await storage.events.findOne({ slug: 'every-field' });
+    expect(stored).toMatchObject({
+      title: 'Every Field',
+      description: '<p>All of them</p>',
+      excerpt: 'All',
+      authorId: 7,
+      status: 'draft',
+      timezone: 'Europe/Berlin',
+      allDay: true,
+      // All day in Berlin (summer time): from the first day's start to the last day's end.
+      startUtc: new Date('2031-05-31T22:00:00Z'),
+      endUtc: new Date('2031-06-02T21:59:59Z'),
+      dateUtc: new Date('2026-01-02T09:00:00Z'),
+      image: { url: 'https://example.org/poster.png', extension: 'png' },
+      cost: ['15€'],
+      website: 'https://example.org/every-field',
+      showMap: true,
+      showMapLink: true,
+      hideFromListings: true,
+      sticky: true,
+      featured: true,
+      ticketed: true,
+      venueId: hall?._id,
+      organizerIds: [office?._id],
+      categoryIds: [jazz?._id],
+      tagIds: [outdoor?._id],
+      postParent: gala?._id,
+    });
+  });
+
   it('fails a record whose write the services refuse, and reports it', async () => {
     await seed(storage, [dir.dir]);
     // A category renamed to the name of its stored sibling passes validation only if the sibling is in the
