@@ -1005,5 +1005,4 @@ class SeedRun {
   }
 }
 
-
 const fieldOf: Record<SmallResource, string> = { venues: 'venue', organizers: 'organizer', categories: 'categories', tags: 'tags' };
