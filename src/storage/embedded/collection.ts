@@ -221,8 +221,10 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     }
     for (const column of this.dateColumns.values()) column.set(slot, doc);
     this.cache.refresh(slot, doc);
-    this.listedCounts.clear();
-    this.listedFamilies.clear();
+    // Only when they hold something: V8's Map#clear allocates a fresh table even for an empty map,
+    // two per stored document of a bulk load, which never lists counts.
+    if (this.listedCounts.size > 0) this.listedCounts.clear();
+    if (this.listedFamilies.size > 0) this.listedFamilies.clear();
   }
 
   // -------------------------------------------------------------------------
