@@ -252,6 +252,25 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
     expect(await storage.categories.findById(3)).toMatchObject({ parent: 0 });
   });
 
+  it('keeps unique keys of different types apart, and an array element clashes with an equal value', async () => {
+    // Values a key encoding could confuse: a number and strings that look like encoded keys.
+    const slugs: unknown[] = [1, 'f1', '\u0000f1', 's"f1"', ''];
+    for (const [i, slug] of slugs.entries()) await storage.organizers.insertOne(makeOrganizerDoc({ _id: i + 1, slug: slug as string }));
+    for (const [i, slug] of [...slugs, ['f1'], [1], ['\u0000f1']].entries()) {
+      const clash = storage.organizers.insertOne(makeOrganizerDoc({ _id: 100 + i, slug: slug as string }));
+      await expect(clash, JSON.stringify(slug)).rejects.toMatchObject({ index: 'organizers_slug_unique' });
+    }
+    // An array of new values is stored, and its elements are keys from then on.
+    await storage.organizers.insertOne(makeOrganizerDoc({ _id: 10, slug: ['g1', 2] as unknown as string }));
+    await expect(storage.organizers.insertOne(makeOrganizerDoc({ _id: 11, slug: 'g1' }))).rejects.toMatchObject({ index: 'organizers_slug_unique' });
+    await expect(storage.organizers.insertOne(makeOrganizerDoc({ _id: 12, slug: 2 as unknown as string }))).rejects.toMatchObject({ index: 'organizers_slug_unique' });
+    const ids = async (filter: object) => (await storage.organizers.find({ filter, sort: [['_id', 1]] })).map((o) => o._id);
+    expect(await ids({ slug: 'f1' })).toEqual([2]);
+    expect(await ids({ slug: { $in: [1, '\u0000f1', ''] } })).toEqual([1, 3, 5]);
+    expect(await ids({ slug: { $in: ['g1'] } })).toEqual([10]);
+    expect(await storage.organizers.count({})).toBe(6);
+  });
+
   it('counts a missing key field as null in unique indexes', async () => {
     const { nameKey: _a, ...first } = makeTagDoc({ _id: 1, slug: 'no-key-1' });
     const { nameKey: _b, ...second } = makeTagDoc({ _id: 2, slug: 'no-key-2' });

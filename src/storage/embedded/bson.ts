@@ -187,6 +187,18 @@ export function encodeKey(value: KeyValue): string {
   return `x${String(value)}`;
 }
 
+/**
+ * The key a unique index's map holds for a value of a single-field index: a string that does not
+ * start with U+0000 is its own key, anything else U+0000 followed by its `encodeKey`. As injective
+ * as `encodeKey` (the two forms differ in their first character), and a slug, the usual value, is
+ * looked up without building a string: `encodeKey` made one (quoted, prefixed, then flattened and
+ * hashed) for each of the two or three look-ups a write makes, where the slug's own string keeps
+ * its hash once computed.
+ */
+export function ownerKey(value: KeyValue): string {
+  return typeof value === 'string' && (value.length === 0 || value.charCodeAt(0) !== 0) ? value : `\u0000${encodeKey(value)}`;
+}
+
 /** Values equal as index keys (1 and 1.0, Dates by time) kept once, in their order; a `$in` may list hundreds. */
 export function distinctValues<V extends KeyValue>(values: readonly V[]): V[] {
   const seen = new Set<string>();

@@ -22,7 +22,7 @@ import {
 } from '../port.js';
 import { Bitset } from './bitset.js';
 import { deepFreeze } from '../../lib/freeze.js';
-import { cloneValue, compareValues, distinctValues, EMPTY_ARRAY_KEY, encodeKey, frozenCopy, isPlainKey, isPlainObject, keyValuesAt, UndefinedInValue, valuesEqual } from './bson.js';
+import { cloneValue, compareValues, distinctValues, EMPTY_ARRAY_KEY, encodeKey, frozenCopy, isPlainKey, isPlainObject, keyValuesAt, ownerKey, UndefinedInValue, valuesEqual } from './bson.js';
 import { ClauseCache } from './clause-cache.js';
 import { DateColumn } from './date-column.js';
 import { checkCount, checkFieldPath, checkSort, exprKey, isScalar, parseFilter, type Expr } from './filter.js';
@@ -170,7 +170,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       slotOfId: (id) => this.slots.get(id),
       uniqueOwner: (field) => {
         const index = this.uniqueIndexOn(field);
-        return index === undefined ? undefined : (key) => index.owners.get(key);
+        return index === undefined ? undefined : (value) => index.owners.get(ownerKey(value));
       },
       sortedIndexes: this.sortedIndexes,
       get textIndex() {
@@ -297,16 +297,21 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     this.sortedIndexes.push(sorted);
   }
 
-  /** A document's keys in a (possibly compound, possibly multikey) index, encoded; missing fields count as null. */
+  /**
+   * A document's keys in a (possibly compound, possibly multikey) unique index: `ownerKey`s for one
+   * field, `encodeKey`s joined for several; missing fields count as null.
+   */
   private uniqueKeysOf(doc: StoredDoc, fields: readonly string[]): string[] {
     if (fields.length === 1 && !fields[0]!.includes('.')) {
       // One top-level field holding a scalar (a slug): its one key.
       const value = doc[fields[0]!];
-      if (value === undefined || value === null || typeof value !== 'object' || value instanceof Date) return [encodeKey(value ?? null)];
+      if (value === undefined || value === null || typeof value !== 'object' || value instanceof Date) return [ownerKey(value ?? null)];
     }
+    // An array's elements of a one-field index are keyed as its scalars are, so they clash with them.
+    const encode = fields.length === 1 ? ownerKey : encodeKey;
     let keys: string[][] = [[]];
     for (const field of fields) {
-      const values = [...new Set(keyValuesAt(doc, field).map(encodeKey))];
+      const values = [...new Set(keyValuesAt(doc, field).map(encode))];
       keys = keys.flatMap((prefix) => values.map((value) => [...prefix, value]));
     }
     return [...new Set(keys.map((parts) => parts.join('\u0000')))];
@@ -333,9 +338,9 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     const uniqueKeys = this.uniqueIndexes.map((index, i) => {
       const keys = this.uniqueKeysOf(doc, index.fields);
       for (const key of keys) {
-        for (const owner of [index.owners.get(key), pending?.[i]?.get(key)]) {
-          if (owner !== undefined && owner !== doc._id) throw new DuplicateKeyError(index.name);
-        }
+        const owner = index.owners.get(key);
+        const claimed = pending?.[i]?.get(key);
+        if ((owner !== undefined && owner !== doc._id) || (claimed !== undefined && claimed !== doc._id)) throw new DuplicateKeyError(index.name);
       }
       return keys;
     });
@@ -522,7 +527,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     if (index === undefined) return null;
     const ids: number[] = [];
     for (const value of values) {
-      const id = index.owners.get(encodeKey(value));
+      const id = index.owners.get(ownerKey(value));
       if (id !== undefined) ids.push(id);
     }
     return ids;

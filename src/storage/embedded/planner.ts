@@ -10,7 +10,7 @@
  */
 import { type Scalar } from '../port.js';
 import { Bitset } from './bitset.js';
-import { compareValues, encodeKey, isPlainKey, typeRank } from './bson.js';
+import { compareValues, isPlainKey, typeRank } from './bson.js';
 import { type CachedClause, type ClauseCache } from './clause-cache.js';
 import { exprKey, type Expr } from './filter.js';
 import { type GeoIndex } from './geo-index.js';
@@ -26,7 +26,7 @@ export interface PlannerHost {
   readonly liveCount: number;
   slotOfId(id: number): number | undefined;
   /** The owner (_id) of an encoded key in the single-field unique index on `field`, if there is one. */
-  uniqueOwner(field: string): ((key: string) => number | undefined) | undefined;
+  uniqueOwner(field: string): ((value: Scalar) => number | undefined) | undefined;
   readonly sortedIndexes: readonly SortedIndex[];
   readonly textIndex: TextIndex | null;
   geoIndexFor(field: string): GeoIndex | undefined;
@@ -688,12 +688,12 @@ export class Planner {
     } else return null;
 
     // Equality on a unique field (a slug): one map lookup per value instead of two seeks. Only
-    // plain keys, whose encoded key is exactly what the index stores.
+    // plain keys (strings, numbers), which the index's map holds as the values themselves are.
     const owner = values === null ? undefined : host.uniqueOwner(expr.field);
     if (owner !== undefined && values!.every(isPlainKey)) {
       const slots = new Set<number>();
       for (const value of values!) {
-        const id = owner(encodeKey(value));
+        const id = owner(value);
         const slot = id === undefined ? undefined : host.slotOfId(id);
         if (slot !== undefined) slots.add(slot);
       }
