@@ -7,6 +7,7 @@ import {
   type Collection,
   type CollectionName,
   type EventDoc,
+  type Filter,
   type Storage,
   type TermDoc,
   type VenueDoc,
@@ -264,7 +265,7 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
     await storage.organizers.insertOne(makeOrganizerDoc({ _id: 10, slug: ['g1', 2] as unknown as string }));
     await expect(storage.organizers.insertOne(makeOrganizerDoc({ _id: 11, slug: 'g1' }))).rejects.toMatchObject({ index: 'organizers_slug_unique' });
     await expect(storage.organizers.insertOne(makeOrganizerDoc({ _id: 12, slug: 2 as unknown as string }))).rejects.toMatchObject({ index: 'organizers_slug_unique' });
-    const ids = async (filter: object) => (await storage.organizers.find({ filter, sort: [['_id', 1]] })).map((o) => o._id);
+    const ids = async (filter: Filter) => (await storage.organizers.find({ filter, sort: [['_id', 1]] })).map((o) => o._id);
     expect(await ids({ slug: 'f1' })).toEqual([2]);
     expect(await ids({ slug: { $in: [1, '\u0000f1', ''] } })).toEqual([1, 3, 5]);
     expect(await ids({ slug: { $in: ['g1'] } })).toEqual([10]);
