@@ -107,10 +107,13 @@ const ajv = new Ajv(AJV_OPTIONS);
  * is met for sure, and so is a minimum of 0 or 1 (`.length` and the code-point count are both zero
  * only for ""). A schema whose minimums are all 0 or 1 is therefore checked here first: a record it
  * accepts is valid; one it refuses is checked again by the exact validator, whose verdict and
- * messages are the API's.
+ * messages are the API's. So only this check's verdict is used, never its errors: it stops at the
+ * first one and keeps no details (less code to generate when a load starts, and to run).
  */
 const utf16Ajv = new Ajv({
   ...AJV_OPTIONS,
+  allErrors: false,
+  verbose: false,
   unicode: false,
   // Ajv marks the option deprecated (and says so on every construction) but keeps it. Whatever else
   // it would report of a schema, the exact instance, with the default logger, reports too.
