@@ -129,6 +129,8 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
   private readonly geoIndexes: GeoIndex[] = [];
   /** Compound non-text indexes: MongoDB refuses documents with arrays in two of their fields. */
   private readonly compoundKeys: Array<{ name: string; fields: string[] }> = [];
+  /** Whether a document breaks that rule for some compound index (compiled when first needed). */
+  private parallelArrays: ((doc: StoredDoc) => boolean) | null = null;
   private textIndex: TextIndex | null = null;
   /**
    * Slots written since their entries in the sorted indexes and the text index were last brought
@@ -290,7 +292,10 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       }
     }
     // Register only once the existing data passed every check.
-    if (fields.length > 1) this.compoundKeys.push({ name: definition.name, fields });
+    if (fields.length > 1) {
+      this.compoundKeys.push({ name: definition.name, fields });
+      this.parallelArrays = null;
+    }
     if (unique !== null) this.uniqueIndexes.push(unique);
     const sorted = new SortedIndex(definition.name, fields, { unique: definition.unique === true });
     sorted.build([...this.stored()].map(({ slot, doc }) => ({ slot, id: doc._id, doc })));
@@ -334,7 +339,8 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
    * batch (updateMany).
    */
   private prepareEntries(doc: StoredDoc, pending?: Array<Map<string, number>>): IndexEntries {
-    this.checkParallelArrays(doc, this.compoundKeys);
+    // The compiled test first; the general check names the index and fields of a refusal.
+    if ((this.parallelArrays ??= compileParallelArrays(this.compoundKeys))(doc)) this.checkParallelArrays(doc, this.compoundKeys);
     const uniqueKeys = this.uniqueIndexes.map((index, i) => {
       const keys = this.uniqueKeysOf(doc, index.fields);
       for (const key of keys) {
@@ -929,6 +935,20 @@ function keyLookup(query: CompiledQuery): { field: string; values: ReadonlyArray
   if (!Array.isArray(list) || Object.keys(value).length !== 1) return null;
   for (const item of list) if (!isPlainKey(item)) return null;
   return { field: only, values: list as Array<string | number> };
+}
+
+/**
+ * Whether a document holds arrays in two or more fields of one of `indexes`, as a function with one
+ * property read per field, each at a site of its own: `checkParallelArrays` reads `doc[field]` in a
+ * loop, and with the events' 7 compound indexes (15 fields) each of those reads was a megamorphic
+ * keyed look-up, for every stored document. Field names come from the index definitions and are
+ * written as string literals.
+ */
+function compileParallelArrays(indexes: ReadonlyArray<{ fields: readonly string[] }>): (doc: StoredDoc) => boolean {
+  if (indexes.length === 0) return () => false;
+  const read = (field: string) => (field.includes('.') ? `valueAt(doc, ${JSON.stringify(field)})` : `doc[${JSON.stringify(field)}]`);
+  const tests = indexes.map(({ fields }) => `(${fields.map((field) => `(Array.isArray(${read(field)}) ? 1 : 0)`).join(' + ')}) > 1`);
+  return new Function('valueAt', `return (doc) => ${tests.join(' || ')};`)(valueAt) as (doc: StoredDoc) => boolean;
 }
 
 function hasText(expr: Expr): boolean {
