@@ -100,6 +100,22 @@ describe('durable record encoding', () => {
     );
   });
 
+  it('writes a finite number as the UTF-8 of its standard JSON, integers of every size included', () => {
+    const number = fc.oneof(
+      fc.integer(),
+      fc.maxSafeInteger(),
+      fc.constantFrom(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 31, -(2 ** 31), 2 ** 31 - 1, 1e8, 1e15, 123_456_789_012, 0),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0)),
+    );
+    fc.assert(
+      fc.property(number, (n) => {
+        const json = jsonOf(putRecord('events', { _id: 1, n }));
+        expect(json.toString('utf8')).toBe(JSON.stringify(['put', 'events', { _id: 1, n }]));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('keeps a long string whole when its text past ASCII needs a bigger buffer', () => {
     // The ASCII before the first é is written before the encoder knows it needs 3 bytes a unit for
     // the rest; growing the buffer then must carry that prefix over (it once kept only what was

@@ -3,6 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { ENGLISH_STOP_WORDS, searchTermsOf, searchWords, textSearchOf, tokenize } from '../../src/lib/text.js';
 
 describe('tokenize', () => {
+  it('drops every stop word, in any case, and keeps words that only share one\'s length and first letter', () => {
+    for (const word of ENGLISH_STOP_WORDS) {
+      expect(tokenize(word), word).toEqual([]);
+      expect(tokenize(`jazz ${word.toUpperCase()} jazz`), word).toEqual(['jazz', 'jazz']);
+    }
+    // "thee" and "them", "abut" and "also", "yourselvez" and "yourselves": same length and first letter.
+    expect(tokenize('thee abut yourselvez')).toEqual(['thee', 'abut', 'yourselvez']);
+    expect(tokenize('ourselvesx themselvesxy')).toEqual(['ourselvesx', 'themselvesxi']);
+  });
   it.each<[string, string, string[]]>([
     ['lower-cases', 'JAZZ Night', ['jazz', 'night']],
     ['strips diacritics: Café matches cafe', 'Café CAFÉ cafe', ['cafe', 'cafe', 'cafe']],
