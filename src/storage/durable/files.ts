@@ -13,24 +13,37 @@ import { join } from 'node:path';
 
 /** The operations the log writer needs from an open file (a seam for fault-injection tests). */
 export interface AppendFile {
-  /** Writes all of `data` at the end of the file. */
-  append(data: Buffer): Promise<void>;
+  /**
+   * Writes all of `chunks`, in order, at the end of the file: one gathered write (writev), not a
+   * copy of them into one buffer first. (A group commit during a bulk load gathers several batches
+   * of a megabyte; joining them cost a copy into memory never touched before, page faults included.)
+   */
+  append(chunks: readonly Buffer[]): Promise<void>;
   datasync(): Promise<void>;
   close(): Promise<void>;
 }
 
 export function appendFileOf(handle: FileHandle): AppendFile {
   return {
-    async append(data) {
-      let offset = 0;
-      while (offset < data.length) {
-        const { bytesWritten } = await handle.write(data, offset, data.length - offset);
-        offset += bytesWritten;
+    async append(chunks) {
+      let rest = chunks.filter((chunk) => chunk.length > 0);
+      while (rest.length > 0) {
+        const { bytesWritten } = await handle.writev(rest);
+        rest = unwritten(rest, bytesWritten);
       }
     },
     datasync: () => handle.datasync(),
     close: () => handle.close(),
   };
+}
+
+/** What is left of `chunks` once their first `written` bytes are out (a short write). */
+export function unwritten(chunks: readonly Buffer[], written: number): Buffer[] {
+  let skip = written;
+  let first = 0;
+  while (first < chunks.length && skip >= chunks[first]!.length) skip -= chunks[first++]!.length;
+  if (first === chunks.length) return [];
+  return [chunks[first]!.subarray(skip), ...chunks.slice(first + 1)];
 }
 
 const pad = (generation: number): string => String(generation).padStart(8, '0');

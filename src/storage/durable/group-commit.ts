@@ -130,11 +130,10 @@ export class GroupCommitLog {
   private flush(): void {
     const batch = this.pending;
     this.pending = newBatch();
-    const data = batch.lines.length === 1 ? batch.lines[0]! : Buffer.concat(batch.lines);
     this.writing = batch;
     this.inFlight = (async () => {
       try {
-        await this.file.append(data);
+        await this.file.append(batch.lines);
         await this.file.datasync();
       } catch (error) {
         const failure = error instanceof Error ? error : new Error(String(error));
@@ -146,7 +145,7 @@ export class GroupCommitLog {
         this.inFlight = null;
         this.writing = null;
       }
-      this.bytes += data.length;
+      this.bytes += batch.bytes;
       batch.resolve();
       this.onFlushed(this.bytes);
       // Records that arrived during this write: out at once, they have waited one fdatasync already.

@@ -182,7 +182,7 @@ export async function openDurableStorage(options: DurableStorageOptions): Promis
     try {
       if (fresh || state.wal?.format === null) {
         const header = headerRecord('wal', generation);
-        await walFile.append(header);
+        await walFile.append([header]);
         await walFile.datasync();
         walBytes = header.length;
       }
@@ -438,7 +438,7 @@ function createDurable(parts: DurableParts): DurableStorage {
       const file = wrap(appendFileOf(await open(path, 'wx')), path);
       const header = headerRecord('wal', next);
       try {
-        await file.append(header);
+        await file.append([header]);
         await file.datasync();
         await syncDirectory(dir);
       } catch (error) {
@@ -475,7 +475,7 @@ function createDurable(parts: DurableParts): DurableStorage {
         const data = Buffer.concat(chunk);
         chunk = [];
         chunkLength = 0;
-        await file.append(data);
+        await file.append([data]);
         bytes += data.length;
       };
       await out([headerRecord('snapshot', target)]);
@@ -503,7 +503,7 @@ function createDurable(parts: DurableParts): DurableStorage {
       count += sequences.length;
       await out([...sequences, endRecord(count)]);
       const rest = Buffer.concat(chunk);
-      await file.append(rest);
+      await file.append([rest]);
       bytes += rest.length;
       await file.datasync();
       await file.close();
