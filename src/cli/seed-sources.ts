@@ -137,19 +137,36 @@ const CARRIAGE_RETURN = 0x0d;
  */
 async function* lineChunks(file: string): AsyncGenerator<string[]> {
   const stream = createReadStream(file, { highWaterMark: 1 << 20 });
+  /** The start of a line that the chunks read so far have not finished (bytes). */
   let rest: Buffer | null = null;
-  for await (const read of stream as AsyncIterable<Buffer>) {
-    const chunk: Buffer = rest === null || rest.length === 0 ? read : Buffer.concat([rest, read]);
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
     const lines: string[] = [];
     let start = 0;
-    for (let end = chunk.indexOf(LINE_FEED); end !== -1; end = chunk.indexOf(LINE_FEED, start)) {
-      lines.push(chunk.toString('utf8', start, end > start && chunk[end - 1] === CARRIAGE_RETURN ? end - 1 : end));
+    let end = chunk.indexOf(LINE_FEED);
+    if (rest !== null) {
+      // Only the line across the edge is joined (a copy of a line, not of the whole chunk).
+      if (end === -1) {
+        rest = Buffer.concat([rest, chunk]);
+        continue;
+      }
+      lines.push(lineText(Buffer.concat([rest, chunk.subarray(0, end)]), 0, end + rest.length));
+      rest = null;
+      start = end + 1;
+      end = chunk.indexOf(LINE_FEED, start);
+    }
+    for (; end !== -1; end = chunk.indexOf(LINE_FEED, start)) {
+      lines.push(lineText(chunk, start, end));
       start = end + 1;
     }
-    rest = chunk.subarray(start);
+    if (start < chunk.length) rest = chunk.subarray(start);
     if (lines.length > 0) yield lines;
   }
-  if (rest !== null && rest.length > 0) yield [rest.toString('utf8')];
+  if (rest !== null) yield [rest.toString('utf8')];
+}
+
+/** The text of the line in `bytes[start, end)` (end: its line feed), without a CR before the line feed. */
+function lineText(bytes: Buffer, start: number, end: number): string {
+  return bytes.toString('utf8', start, end > start && bytes[end - 1] === CARRIAGE_RETURN ? end - 1 : end);
 }
 
 async function* jsonLines(source: SeedSource): AsyncGenerator<SourceItem[]> {

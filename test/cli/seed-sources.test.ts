@@ -57,6 +57,21 @@ describe('seed sources: JSON Lines', () => {
     expect(titles[3]).toBe('last ü');
   });
 
+  it('reads a line longer than a chunk, and lines that end exactly at a chunk edge', async () => {
+    const long = lineWithTextAt(0, 2 * CHUNK + 10, 'ü end');
+    // The next line's line feed is the last byte of the third chunk; the one after starts the fourth.
+    const edge = lineWithTextAt(Buffer.byteLength(long) + 1, 3 * CHUNK - 4, 'e');
+    const content = Buffer.from(`${long}\n${edge}\n{"title":"after"}\n`, 'utf8');
+    expect(content[3 * CHUNK - 1]).toBe(0x0a);
+    const read = await records(content);
+    expect(read.map((r) => r.line)).toEqual([1, 2, 3]);
+    const titles = read.map((r) => (r.record as { title: string }).title);
+    expect(titles[0]).toMatch(/^x+ü end$/);
+    expect(titles[0]!.length).toBe(2 * CHUNK + 10 - '{"title":"'.length + 'ü end'.length);
+    expect(titles[1]).toMatch(/^x+e$/);
+    expect(titles[2]).toBe('after');
+  });
+
   it('reports a line that is not JSON by its number, and reads on', async () => {
     const read = await records(Buffer.from('{"title":"one"}\n{"title": nope}\r\n\n{"title":"four"}\n', 'utf8'));
     expect(read.map((r) => r.line)).toEqual([1, 2, 4]);
