@@ -14,16 +14,15 @@
  * Target: ≥ 20,000 records/s on the embedded engine.
  */
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, copyFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { seedCli } from '../src/cli/seed.js';
 import { loadConfig } from '../src/config.js';
 import { createStorage } from '../src/storage/create-storage.js';
-import { randomGenerator as random } from './calendar.js';
 import { describeHost, readHost } from './host-cpu.js';
+import { writeSeedFiles } from './seed-file.js';
 import { scriptNodeFlags } from './server-process.js';
 
 const TARGET = 20_000;
@@ -65,59 +64,6 @@ function parseArgs(argv: string[]): Options {
   if (unknown.length > 0 || options.stores.length === 0) throw new Error(`--store takes ${STORES.join(', ')} (comma-separated)`);
   if (childDir !== null) options.child = { store: options.stores[0]!, dir: childDir };
   return options;
-}
-
-const WORDS = ['concert', 'jazz', 'night', 'festival', 'workshop', 'lecture', 'market', 'walk', 'screening', 'recital', 'dance', 'opera', 'family', 'morning', 'evening', 'spring', 'summer', 'autumn', 'winter', 'harbour', 'garden', 'modern', 'classic', 'piano', 'strings'];
-
-/** Writes the events file, streaming (the file never exists in memory). */
-async function writeEvents(file: string, options: Options): Promise<void> {
-  const seeds = fileURLToPath(new URL('../seeds/', import.meta.url));
-  const load = (name: string) => JSON.parse(readFileSync(`${seeds}${name}.json`, 'utf8')) as Array<Record<string, unknown> & { slug: string }>;
-  const venues = load('venues');
-  const organizers = load('organizers').map((o) => o.slug);
-  const categories = load('categories').map((c) => c.slug);
-  const tags = load('tags').map((t) => t.slug);
-  const zones = new Map(load('events').filter((e) => e.venue).map((e) => [e.venue as string, e.timezone as string]));
-  const next = random(42);
-  const pick = <T>(list: T[]): T => list[Math.floor(next() * list.length)] as T;
-  const out = createWriteStream(file);
-  const csvCell = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-  if (options.format === 'csv') out.write('slug,title,start_date,end_date,timezone,venue,organizer,categories,tags,cost,website,featured,post_parent,description\n');
-  const base = Date.UTC(new Date().getUTCFullYear() + 1, 0, 1);
-  let parent: string | null = null;
-  for (let i = 0; i < options.events; i++) {
-    const venue = pick(venues).slug;
-    const start = new Date(base + Math.floor(next() * 365 * 24) * 3_600_000);
-    const end = new Date(start.getTime() + (1 + Math.floor(next() * 3)) * 3_600_000);
-    const wall = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
-    const slug = `bench-event-${i}`;
-    // Every tenth event opens a short series; the next few are its occurrences.
-    const postParent = i % 10 === 0 ? null : i % 10 < 4 ? parent : null;
-    if (i % 10 === 0) parent = slug;
-    const record = {
-      slug,
-      title: `${pick(WORDS)} ${pick(WORDS)} ${i}`.replace(/^./, (c) => c.toUpperCase()),
-      start_date: wall(start),
-      end_date: wall(end),
-      timezone: zones.get(venue) ?? 'UTC',
-      venue,
-      organizer: [pick(organizers)],
-      categories: [pick(categories)],
-      tags: [pick(tags), pick(tags)].filter((t, k, all) => all.indexOf(t) === k),
-      cost: `${5 + Math.floor(next() * 60)}€`,
-      ...(i % 3 === 0 ? { website: `https://example.org/events/${slug}` } : {}),
-      ...(i % 17 === 0 ? { featured: true } : {}),
-      ...(postParent ? { post_parent: postParent } : {}),
-      description: `<p>${pick(WORDS)} ${pick(WORDS)} ${pick(WORDS)} at ${venue}.</p>`,
-    };
-    const line =
-      options.format === 'jsonl'
-        ? `${JSON.stringify(record)}\n`
-        : `${[record.slug, csvCell(record.title), record.start_date, record.end_date, record.timezone, record.venue, record.organizer.join(','), record.categories.join(','), csvCell(record.tags.join(',')), csvCell(record.cost), record.website ?? '', record.featured ? 'true' : '', record.post_parent ?? '', csvCell(record.description)].join(',')}\n`;
-    if (!out.write(line)) await once(out, 'drain');
-  }
-  out.end();
-  await once(out, 'finish');
 }
 
 /** The configuration a store is measured with (the rest of the environment as given). */
@@ -170,11 +116,8 @@ async function main(): Promise<void> {
   if (options.child) return measure(options, options.child.store, options.child.dir);
 
   const dir = mkdtempSync(path.join(tmpdir(), 'calendar-bench-seed-'));
-  const seeds = fileURLToPath(new URL('../seeds/', import.meta.url));
-  for (const name of ['categories', 'tags', 'venues', 'organizers']) copyFileSync(`${seeds}${name}.json`, path.join(dir, `${name}.json`));
-  const eventsFile = path.join(dir, `events-bench.${options.format}`);
   const t = performance.now();
-  await writeEvents(eventsFile, options);
+  const eventsFile = await writeSeedFiles(dir, options);
   process.stdout.write(`generated ${options.events.toLocaleString('en-US')} events (${options.format}) in ${((performance.now() - t) / 1000).toFixed(1)} s: ${eventsFile}\n`);
   try {
     for (const store of options.stores) {
