@@ -464,19 +464,23 @@ function createDurable(parts: DurableParts): DurableStorage {
     const file = wrap(appendFileOf(await open(path, 'w')), path);
     let bytes = 0;
     try {
+      // Records go out SNAPSHOT_WRITE_BYTES at a time, as one gathered write (no copy into one buffer).
       let chunk: Buffer[] = [];
       let chunkLength = 0;
+      const flushChunk = async (): Promise<void> => {
+        const lines = chunk;
+        const length = chunkLength;
+        chunk = [];
+        chunkLength = 0;
+        await file.append(lines);
+        bytes += length;
+      };
       const out = async (lines: readonly Buffer[]): Promise<void> => {
         for (const line of lines) {
           chunk.push(line);
           chunkLength += line.length;
         }
-        if (chunkLength < SNAPSHOT_WRITE_BYTES) return;
-        const data = Buffer.concat(chunk);
-        chunk = [];
-        chunkLength = 0;
-        await file.append([data]);
-        bytes += data.length;
+        if (chunkLength >= SNAPSHOT_WRITE_BYTES) await flushChunk();
       };
       await out([headerRecord('snapshot', target)]);
       let count = 0;
@@ -502,9 +506,7 @@ function createDurable(parts: DurableParts): DurableStorage {
       const sequences = [...counters].map(([sequence, value]) => seqRecord(sequence, value));
       count += sequences.length;
       await out([...sequences, endRecord(count)]);
-      const rest = Buffer.concat(chunk);
-      await file.append([rest]);
-      bytes += rest.length;
+      await flushChunk();
       await file.datasync();
       await file.close();
     } catch (error) {
