@@ -7,7 +7,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { type ApiError } from '../errors.js';
-import { validationToApiError } from '../plugins/validation.js';
+import { BODY_AJV_OPTIONS, validationToApiError } from '../plugins/validation.js';
 import { MAX_LIST_ITEMS } from '../schemas/common.js';
 import { EventCreateSchema } from '../schemas/events.js';
 import { OrganizerCreateSchema } from '../schemas/organizers.js';
@@ -96,9 +96,8 @@ export const API_SCHEMAS: Record<Resource, TSchema> = {
   events: EventCreateSchema,
 };
 
-/** The options of src/plugins/validation.ts for bodies. */
-const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, useDefaults: true, removeAdditional: false, coerceTypes: false } as const;
-const ajv = new Ajv(AJV_OPTIONS);
+/** Validates with the API's options for bodies. */
+const ajv = new Ajv(BODY_AJV_OPTIONS);
 /**
  * The same options, but string lengths counted in UTF-16 units (`.length`) instead of code points:
  * Ajv counts code points with a loop over every character of every string that has a length limit,
@@ -111,7 +110,7 @@ const ajv = new Ajv(AJV_OPTIONS);
  * first one and keeps no details (less code to generate when a load starts, and to run).
  */
 const utf16Ajv = new Ajv({
-  ...AJV_OPTIONS,
+  ...BODY_AJV_OPTIONS,
   allErrors: false,
   verbose: false,
   unicode: false,
