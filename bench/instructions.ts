@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeSeedFiles } from './seed-file.js';
+import { scriptNodeFlags } from './server-process.js';
 
 const STORES = ['durable', 'memory'] as const;
 type Store = (typeof STORES)[number];
@@ -59,7 +60,8 @@ function count(seedScript: string, files: string, store: Store, work: string): P
   delete env.MONGODB_URI;
   delete env.DATA_DIR;
   if (store === 'durable') env.DATA_DIR = mkdtempSync(path.join(work, 'data-'));
-  const args = ['--tool=cachegrind', '--cache-sim=no', `--cachegrind-out-file=${path.join(work, 'cachegrind.out.%p')}`, process.execPath, '--predictable', '--max-semi-space-size=64', seedScript, files];
+  // The Node options of `npm run seed`, plus --predictable.
+  const args = ['--tool=cachegrind', '--cache-sim=no', `--cachegrind-out-file=${path.join(work, 'cachegrind.out.%p')}`, process.execPath, '--predictable', ...scriptNodeFlags('seed'), seedScript, files];
   return new Promise((resolve, reject) => {
     const child = spawn('valgrind', args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';

@@ -25,7 +25,7 @@ export interface PlannerHost {
   readonly live: Bitset;
   readonly liveCount: number;
   slotOfId(id: number): number | undefined;
-  /** The owner (_id) of an encoded key in the single-field unique index on `field`, if there is one. */
+  /** The owner (_id) of a value in the single-field unique index on `field`, if there is one. */
   uniqueOwner(field: string): ((value: Scalar) => number | undefined) | undefined;
   readonly sortedIndexes: readonly SortedIndex[];
   readonly textIndex: TextIndex | null;
@@ -688,7 +688,7 @@ export class Planner {
     } else return null;
 
     // Equality on a unique field (a slug): one map lookup per value instead of two seeks. Only
-    // plain keys (strings, numbers), which the index's map holds as the values themselves are.
+    // plain keys (strings, numbers): the values the unique index keys as its documents' scalars.
     const owner = values === null ? undefined : host.uniqueOwner(expr.field);
     if (owner !== undefined && values!.every(isPlainKey)) {
       const slots = new Set<number>();
