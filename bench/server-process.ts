@@ -14,10 +14,25 @@ export interface ServerProcess {
   rss: number;
 }
 
-/** The Node/V8 options an npm script of package.json runs with, so a bench measures the command as run. */
+/**
+ * The Node/V8 options an npm script of package.json runs with, so a bench measures the command as
+ * run: its `--` options, without the TypeScript loader (`--import tsx`), which a compiled or
+ * already-loading process does not take again.
+ */
 export function scriptNodeFlags(script: 'start' | 'seed'): string[] {
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { scripts: Record<string, string> };
-  return pkg.scripts[script]!.split(/\s+/).filter((part) => part.startsWith('--'));
+  return nodeFlagsOf(pkg.scripts[script]!);
+}
+
+/** The `--` options of a command line, less `--import <loader>`. */
+export function nodeFlagsOf(command: string): string[] {
+  const flags: string[] = [];
+  const parts = command.split(/\s+/);
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i] === '--import') i++;
+    else if (parts[i]!.startsWith('--')) flags.push(parts[i]!);
+  }
+  return flags;
 }
 
 /**

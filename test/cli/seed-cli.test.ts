@@ -1,6 +1,6 @@
 /**
  * The seed command: arguments, exit codes and what it prints, in-process through `seedCli`, plus the
- * real process (`tsx src/cli/seed.ts`, what `npm run seed` runs).
+ * real process (`node --import tsx src/cli/seed.ts`, what `npm run seed` runs).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,6 @@ import { type Storage } from '../../src/storage/port.js';
 import { openStorage, seedDir, smallCalendar } from './seed-fixtures.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
 function capture(isTTY = false) {
   let text = '';
@@ -123,7 +122,7 @@ describe('seed command', () => {
   it('runs as a process: exit codes and output (what npm run seed runs)', async () => {
     const spawnSeed = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(tsx, ['src/cli/seed.ts', ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', STORAGE: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/seed.ts', ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', STORAGE: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { scriptNodeFlags } from '../../bench/server-process.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (name: string) => readFileSync(`${root}${name}`, 'utf8');
@@ -68,8 +69,7 @@ describe('Dockerfile', () => {
     expect(final.some((s) => s.keyword === 'ENV' && /\bHOST=0\.0\.0\.0\b/.test(s.args))).toBe(true);
     const cmd = final.find((s) => s.keyword === 'CMD');
     // The same V8 options as `npm start` (heap growth, README "Memory").
-    const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start!;
-    const flags = start.split(/\s+/).filter((part) => part.startsWith('--'));
+    const flags = scriptNodeFlags('start');
     expect(flags).toEqual(expect.arrayContaining(['--heap-growing-percent=100', '--max-semi-space-size=32']));
     expect(JSON.parse(cmd?.args ?? '[]')).toEqual(['node', ...flags, 'dist/src/server.js']);
     // The compiled server finds the seeds next to dist/ (src/cli/seed.ts defaultSeedsDir).

@@ -8,11 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 const children: ChildProcess[] = [];
 
 function startServer(env: Record<string, string>) {
-  const child = spawn(tsx, ['src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', STORAGE: 'embedded', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

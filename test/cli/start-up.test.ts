@@ -1,0 +1,62 @@
+/**
+ * What the embedded engine's start-up loads (`npm start`, `npm run seed`): neither the MongoDB
+ * driver nor mingo, which only a MongoDB engine or a dotted-path condition needs (~0.35 s of module
+ * loading between them). Checked in a child process, since this one has loaded both for other tests.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs `body` (an ES module's text) after the given steps, in a fresh `node --import tsx`; returns the packages then loaded. */
+function packagesLoadedAfter(body: string): string[] {
+  const script = `
+    import { createRequire } from 'node:module';
+    ${body}
+    const names = Object.keys(createRequire(import.meta.url).cache)
+      .map((key) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(key)?.[1])
+      .filter((name) => name !== undefined);
+    process.stdout.write(JSON.stringify([...new Set(names)]));
+  `;
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env, DATA_DIR: '' } });
+  expect(child.stderr).toBe('');
+  expect(child.status).toBe(0);
+  return JSON.parse(child.stdout) as string[];
+}
+
+const EMBEDDED_START = `
+  const { loadConfig } = await import('./src/config.ts');
+  const { createStorage } = await import('./src/storage/create-storage.ts');
+  await import('./src/cli/seed.ts');
+  const { buildApp } = await import('./src/app.ts');
+  const config = loadConfig({ STORAGE: 'embedded' });
+  const storage = await createStorage(config, { info() {}, warn() {} });
+  await storage.ensureIndexes();
+  const app = buildApp({ config, storage, logger: false });
+  await app.ready();
+  const events = await app.inject({ url: '/calendar/events/v1/events?search=jazz&featured=true' });
+  if (events.statusCode !== 200) throw new Error('event list answered ' + events.statusCode);
+`;
+
+describe('start-up on the embedded engine', () => {
+  it('serves the API without loading the MongoDB driver or mingo', { timeout: 60_000 }, () => {
+    const loaded = packagesLoadedAfter(`${EMBEDDED_START} await app.close(); await storage.close();`);
+    // The check sees CommonJS packages loaded through import: fastify is one.
+    expect(loaded).toContain('fastify');
+    expect(loaded).not.toContain('mongodb');
+    expect(loaded).not.toContain('mingo');
+  });
+
+  it('loads mingo for a dotted-path condition, and the driver for a MongoDB engine', { timeout: 60_000 }, () => {
+    const loaded = packagesLoadedAfter(`
+      ${EMBEDDED_START}
+      const venues = await storage.venues.find({ filter: { 'location.type': 'Point' } });
+      if (!Array.isArray(venues)) throw new Error('no venue list');
+      await import('./src/storage/mongodb/index.ts');
+      await app.close(); await storage.close();
+    `);
+    expect(loaded).toContain('mingo');
+    expect(loaded).toContain('mongodb');
+  });
+});
