@@ -11,6 +11,7 @@ import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
 import { installRateLimit } from './plugins/rate-limit.js';
 import { NO_ROUTE, clientErrorHandler, installErrorHandling, toErrorResponse } from './plugins/error-handler.js';
+import { buildSharedSerializer } from './plugins/serialization.js';
 import { installValidation } from './plugins/validation.js';
 import { NAMESPACE } from './routes/context.js';
 // Discovery and documentation (issue 8).
@@ -92,6 +93,7 @@ export function buildApp({ config, storage: rawStorage, logger }: AppOptions): F
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
+    schemaController: { compilersFactory: { buildSerializer: buildSharedSerializer } },
     clientErrorHandler,
     // Reliability (issue 10): router errors (bad percent-encoding, over-long parameters) in the error shape too.
     frameworkErrors: (error, request, reply) => {
