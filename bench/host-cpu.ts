@@ -1,5 +1,5 @@
 /**
- * What a bench figure needs beside it on a shared virtual machine (README "Loading data → Speed"):
+ * What a bench figure needs beside it on a shared virtual machine (README "Loading data → Speed", bench/seed-speed.md):
  *
  * - steal: CPU time the hypervisor gave to other guests while this machine's CPUs had work (the
  *   eighth figure of the `cpu` line of /proc/stat). An unchanged seed load took 6 s, and 30 s with

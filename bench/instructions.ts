@@ -1,5 +1,5 @@
 /**
- * Seed loads counted in instructions, not seconds (README "Loading data", "Counting instructions
+ * Seed loads counted in instructions, not seconds (bench/seed-speed.md, "Counting instructions
  * instead of timing loads"). This machine's speed moves 1.6 times within minutes, so a change of a
  * few percent cannot be judged by the clock; instruction counts move by ~0.1% from run to run.
  *
