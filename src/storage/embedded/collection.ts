@@ -54,8 +54,11 @@ interface UniqueIndex {
 /** Everything a document contributes to the indexes, computed before any write. */
 interface IndexEntries {
   uniqueKeys: string[][];
-  points: Map<GeoIndex, LngLat[]>;
+  /** The points for each of `geoIndexes`, in its order (none without geo indexes: no per-write Map). */
+  points: ReadonlyArray<LngLat[]>;
 }
+
+const NO_POINTS: ReadonlyArray<LngLat[]> = Object.freeze([]);
 
 export interface EmbeddedCollectionOptions {
   name: string;
@@ -350,8 +353,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
       }
       return keys;
     });
-    const points = new Map<GeoIndex, LngLat[]>();
-    for (const index of this.geoIndexes) points.set(index, index.pointsOf(doc._id, valueAt(doc, index.field)));
+    const points = this.geoIndexes.length === 0 ? NO_POINTS : this.geoIndexes.map((index) => index.pointsOf(doc._id, valueAt(doc, index.field)));
     return { uniqueKeys, points };
   }
 
@@ -359,7 +361,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
     this.uniqueIndexes.forEach((index, i) => {
       for (const key of entries.uniqueKeys[i]!) index.owners.set(key, doc._id);
     });
-    for (const [index, points] of entries.points) index.set(slot, points);
+    entries.points.forEach((points, i) => this.geoIndexes[i]!.set(slot, points));
     if (this.sortedIndexes.length > 0 || this.textIndex !== null) this.unindexed.push(slot);
   }
 
