@@ -24,12 +24,11 @@ const sharedBySchemas = new Map<string, WeakMap<object, Serializer>>();
 /** `compilersFactory.buildSerializer` for Fastify's `schemaController` option. */
 export const buildSharedSerializer: SerializerFactory = (externalSchemas, options) => {
   const compile = SerializerSelector()(externalSchemas, options);
-  let compiled: WeakMap<object, Serializer>;
-  if (options !== undefined) compiled = new WeakMap();
-  else {
-    const key = JSON.stringify(externalSchemas ?? {});
-    compiled = sharedBySchemas.get(key) ?? new WeakMap();
-    sharedBySchemas.set(key, compiled);
+  const key = options === undefined ? JSON.stringify(externalSchemas ?? {}) : null;
+  let compiled = key === null ? undefined : sharedBySchemas.get(key);
+  if (compiled === undefined) {
+    compiled = new WeakMap();
+    if (key !== null) sharedBySchemas.set(key, compiled);
   }
   return (route) => {
     const schema = route.schema;
