@@ -130,3 +130,14 @@ export class DuplicateKeyError extends Error {
     this.index = index;
   }
 }
+
+/**
+ * A storage engine could not return a result in one answer (MongoDB: a `distinct` past its 16 MB
+ * reply). Services turn it into a refusal naming the parameter that asked for it.
+ */
+export class ResultTooLargeError extends Error {
+  constructor(message = 'The result is too large to return in one answer') {
+    super(message);
+    this.name = 'ResultTooLargeError';
+  }
+}

@@ -24,6 +24,7 @@ import {
   NotFoundError,
 } from '../errors.js';
 import { compileEventList, DATE_PARAMS, type EventListInput } from '../query/events.js';
+import { boundedDistinct, boundedIds } from '../query/id-lists.js';
 import { DEFAULT_RADIUS, type DistanceUnit, reportDistance, toRadians } from '../query/geo.js';
 import { NON_TRASH_STATUSES, resolveStatuses, statusFilter } from '../query/status.js';
 import { type ListInputValue } from '../schemas/common.js';
@@ -561,10 +562,11 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       const radius = query.geoloc_radius ?? DEFAULT_RADIUS;
       const point: [number, number] = [lng, lat];
       const hits = await storage.venues.near('location', { point, maxDistance: toRadians(radius, unit), filter: visible });
+      boundedIds(hits, 'geoloc_radius', 'venues');
       return { clauses: [{ venueId: { $in: hits.map((h) => h._id) } }], near: { hits, unit } };
     }
     if (query.geoloc !== undefined) {
-      const located = await storage.venues.distinct('_id', { $and: [visible, { location: { $ne: null } }] });
+      const located = await boundedDistinct(() => storage.venues.distinct('_id', { $and: [visible, { location: { $ne: null } }] }), 'geoloc', 'venues');
       const clause: Filter = toBool(query.geoloc)
         ? { venueId: { $in: located } }
         : { $or: [{ venueId: null }, { venueId: { $nin: located } }] };
@@ -842,7 +844,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       if (query.per_page !== undefined) input.perPage = query.per_page;
       if (query.strict_dates !== undefined) input.strictDates = query.strict_dates;
       if (query.search !== undefined) input.search = query.search;
-      if (categoryIds !== undefined) input.categoryIds = await categories.expandWithDescendants(categoryIds);
+      if (categoryIds !== undefined) input.categoryIds = boundedIds(await categories.expandWithDescendants(categoryIds), 'categories', 'categories');
       if (tagIds !== undefined) input.tagIds = tagIds;
       if (venueIds !== undefined) input.venueIds = venueIds;
       if (organizerIds !== undefined) input.organizerIds = organizerIds;

@@ -8,6 +8,7 @@ import { parseDateInput } from '../lib/dates.js';
 import { slugCandidate, slugFrom } from '../lib/slug.js';
 import { searchTermsOf, searchWords, textSearchOf } from '../lib/text.js';
 import { AccessDeniedError, ConflictError, DuplicateKeyError, GoneError, InvalidParamsError, NotFoundError } from '../errors.js';
+import { boundedDistinct } from '../query/id-lists.js';
 import { type Paging, resolvePaging } from '../query/paging.js';
 import { NON_TRASH_STATUSES, resolveStatuses, statusFilter } from '../query/status.js';
 import {
@@ -273,12 +274,13 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
       // Anonymous callers count only events they could read: a private or scheduled event must not
       // reveal its venue or organizers through this filter (issue 7).
       const live: Filter = caller === null ? { $and: [statusFilter(['publish'], at), unprotectedFor(caller)] } : { status: { $in: [...LIVE_EVENT_STATUSES] } };
-      const ids = await storage.events.distinct(def.eventField, live);
+      const ids = await boundedDistinct(() => storage.events.distinct(def.eventField, live), 'has_events', `${def.kind}s`);
       clauses.push({ _id: isTruthy(params.has_events) ? { $in: ids } : { $nin: ids } });
     }
     if (params.only_with_upcoming !== undefined && isTruthy(params.only_with_upcoming)) {
       const visible = statusFilter(caller ? NON_TRASH_STATUSES : ['publish'], at);
-      const ids = await storage.events.distinct(def.eventField, { $and: [visible, { startUtc: { $gte: at } }, unprotectedFor(caller)] });
+      const upcoming: Filter = { $and: [visible, { startUtc: { $gte: at } }, unprotectedFor(caller)] };
+      const ids = await boundedDistinct(() => storage.events.distinct(def.eventField, upcoming), 'only_with_upcoming', `${def.kind}s`);
       clauses.push({ _id: { $in: ids } });
     }
     return clauses;
