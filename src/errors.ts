@@ -112,6 +112,20 @@ export class StorageUnavailableError extends ApiError {
 }
 
 /**
+ * 503: the storage applied a write but could not confirm it with the requested durability (a
+ * write-concern error or timeout), so the write may or may not survive. Not a StorageUnavailableError:
+ * the caller must not assume nothing happened, and a retry is only safe when it can be recognised as
+ * the same request (the Idempotency-Key header).
+ */
+export class StorageWriteUnconfirmedError extends ApiError {
+  constructor(
+    message = 'The write may have been applied but the storage could not confirm it; retrying with the same Idempotency-Key header is safe.',
+  ) {
+    super(503, 'storage-write-unconfirmed', message, {}, { 'retry-after': '5' });
+  }
+}
+
+/**
  * Thrown by a storage engine for a query it does not execute the way MongoDB would.
  * It is a programming error (the compiler emitted something unsupported), hence a 500.
  */

@@ -10,8 +10,10 @@ import {
 } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { indexes } from '../../indexes/index.js';
-import { ApiError, DuplicateKeyError, StorageUnavailableError } from '../../src/errors.js';
+import { ApiError, DuplicateKeyError, StorageUnavailableError, StorageWriteUnconfirmedError } from '../../src/errors.js';
+import { toErrorResponse } from '../../src/plugins/error-handler.js';
 import { insertManyFailures, translateMongoError } from '../../src/storage/mongodb/errors.js';
+import { insertManyError } from '../helpers/driver-wire.js';
 
 const serverError = (fields: Record<string, unknown>) => new MongoServerError(fields as never);
 
@@ -67,16 +69,78 @@ describe('translateMongoError', () => {
     ['maxTimeMS expired', serverError({ code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' })],
     ['failed authentication', serverError({ code: 18, codeName: 'AuthenticationFailed', errmsg: 'auth failed' })],
     ['a retryable write label', serverError({ code: 999999, errmsg: 'x', errorLabels: ['RetryableWriteError'] })],
-    [
-      'a write concern timeout',
-      new MongoWriteConcernError({ writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never),
-    ],
   ])('turns %s into StorageUnavailableError', (_name, error) => {
     const translated = translateMongoError(error, 'events.find');
     expect(translated).toBeInstanceOf(StorageUnavailableError);
     expect(translated).toMatchObject({ statusCode: 503, code: 'storage-unavailable' });
     expect(translated.message).not.toMatch(/127\.0\.0\.1|primary|replication/);
     expect(translated.cause).toBe(error);
+  });
+
+  /** A reply whose write was applied on the primary but whose write concern was not met. */
+  const wceReply = (writeConcernError: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    ok: 1,
+    n: 1,
+    ...extra,
+    writeConcernError,
+  });
+  const wtimeout = {
+    code: 64,
+    codeName: 'WriteConcernTimeout',
+    errmsg: 'waiting for replication timed out',
+    errInfo: { wtimeout: true, writeConcern: { w: 'majority', wtimeout: 8000, provenance: 'clientSupplied' } },
+  };
+
+  it.each([
+    ['a write concern timeout (code 64, errInfo.wtimeout)', new MongoWriteConcernError(wceReply(wtimeout) as never)],
+    ['a write concern timeout named only by errInfo.wtimeout', new MongoWriteConcernError(wceReply({ errmsg: 'timed out', errInfo: { wtimeout: true } }) as never)],
+    [
+      'any other write-concern error (unsatisfiable)',
+      new MongoWriteConcernError(wceReply({ code: 100, codeName: 'UnsatisfiableWriteConcern', errmsg: 'Not enough data-bearing nodes' }) as never),
+    ],
+    [
+      'a write-concern error whose code is a shutdown',
+      new MongoWriteConcernError(wceReply({ code: 91, codeName: 'ShutdownInProgress', errmsg: 'shutting down' }) as never),
+    ],
+    ['a server error carrying a writeConcernError with code 64', serverError(wceReply(wtimeout))],
+    ['a bare WriteConcernTimeout code', serverError({ code: 64, codeName: 'WriteConcernTimeout', errmsg: 'waiting for replication timed out' })],
+  ])('turns %s into StorageWriteUnconfirmedError, not StorageUnavailableError', (_name, error) => {
+    const translated = translateMongoError(error, 'events.findOneAndUpdate');
+    expect(translated).toBeInstanceOf(StorageWriteUnconfirmedError);
+    expect(translated).not.toBeInstanceOf(StorageUnavailableError);
+    expect(translated).toMatchObject({ statusCode: 503, code: 'storage-write-unconfirmed', headers: { 'retry-after': '5' } });
+    expect(translated.message).toMatch(/may have been applied/);
+    expect(translated.message).toMatch(/Idempotency-Key/);
+    expect(translated.message).not.toMatch(/replication|nodes|shutting/);
+    expect(translated.cause).toBe(error);
+  });
+
+  it('answers an unconfirmed write 503 storage-write-unconfirmed with Retry-After', () => {
+    const { body, headers } = toErrorResponse(translateMongoError(new MongoWriteConcernError(wceReply(wtimeout) as never), 'events.insertOne'));
+    expect(body).toMatchObject({ code: 'storage-write-unconfirmed', data: { status: 503 } });
+    expect(headers).toEqual({ 'retry-after': '5' });
+  });
+
+  it('turns a bulk write whose write concern timed out into StorageWriteUnconfirmedError (built by the driver)', async () => {
+    // The driver rethrows the batch's MongoWriteConcernError as a MongoBulkWriteError of its own,
+    // with the write-concern error only in the BulkWriteResult.
+    const error = await insertManyError([{ _id: 1 }, { _id: 2 }], () => {
+      throw new MongoWriteConcernError(wceReply(wtimeout, { n: 2 }) as never);
+    });
+    expect(error).toBeInstanceOf(MongoBulkWriteError);
+    expect((error as MongoBulkWriteError).writeConcernError).toBeUndefined();
+    expect(translateMongoError(error, 'events.insertMany')).toBeInstanceOf(StorageWriteUnconfirmedError);
+  });
+
+  it('prefers a duplicate key over the write-concern error of the same reply: nothing was written', () => {
+    const error = serverError({
+      ok: 0,
+      code: 11000,
+      codeName: 'DuplicateKey',
+      errmsg: 'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { slug: "a" }',
+      writeConcernError: wtimeout,
+    });
+    expect(translateMongoError(error, 'events.findOneAndUpdate', indexes.events)).toMatchObject({ index: 'events_slug_unique' });
   });
 
   it('turns the driver-internal pool-cleared error (recognised by name) into StorageUnavailableError', () => {

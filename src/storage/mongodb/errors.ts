@@ -1,7 +1,8 @@
 /**
- * Driver errors are translated here, at the storage boundary (design §3): nothing above
+ * Driver errors are translated here, at the storage boundary: nothing above
  * src/storage/mongodb sees a MongoError. Duplicate keys become DuplicateKeyError (services turn
- * them into 409s), anything that means "the database cannot answer right now" becomes
+ * them into 409s), a write-concern failure StorageWriteUnconfirmedError (503: the write was applied
+ * on the primary but not confirmed), anything that means "the database cannot answer right now"
  * StorageUnavailableError (503, retry), and everything else a plain Error whose message names
  * the operation and error class only, so no document values or server internals reach a response.
  * The original error stays available as `cause` for the logs.
@@ -16,8 +17,9 @@ import {
   MongoServerClosedError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
+  MongoWriteConcernError,
 } from 'mongodb';
-import { ApiError, DuplicateKeyError, StorageUnavailableError } from '../../errors.js';
+import { ApiError, DuplicateKeyError, StorageUnavailableError, StorageWriteUnconfirmedError } from '../../errors.js';
 import { type IndexDefinition, type InsertManyFailure } from '../port.js';
 
 /** 11000 DuplicateKey; 11001 and 12582 are its legacy forms (old servers, mongos). */
@@ -26,15 +28,15 @@ const DUPLICATE_KEY_CODES = new Set([11000, 11001, 12582]);
 /**
  * Server codes meaning the node cannot serve the operation now: not primary / stepping down /
  * shutting down (the driver's SDAM lists), host or network failures, server-side time limits
- * (our maxTimeMS and wtimeout), unsatisfiable read preference, and failed authentication (a
- * misconfigured or rotated credential: from the caller's side the storage is unavailable).
+ * (our maxTimeMS), unsatisfiable read preference, and failed authentication (a misconfigured or
+ * rotated credential: from the caller's side the storage is unavailable). WriteConcernTimeout (64)
+ * is not one of them: it comes after the write was applied (see writeConcernFailed).
  */
 const UNAVAILABLE_CODES = new Set([
   6, // HostUnreachable
   7, // HostNotFound
   18, // AuthenticationFailed
   50, // MaxTimeMSExpired
-  64, // WriteConcernTimeout (WriteConcernFailed before 8.1)
   89, // NetworkTimeout
   91, // ShutdownInProgress
   133, // FailedToSatisfyReadPreference
@@ -77,6 +79,32 @@ function isUnavailable(error: MongoError): boolean {
   if (UNAVAILABLE_NAMES.has(error.name)) return true;
   if (typeof error.code === 'number' && UNAVAILABLE_CODES.has(error.code)) return true;
   return UNAVAILABLE_LABELS.some((label) => error.hasErrorLabel(label));
+}
+
+/** WriteConcernTimeout (WriteConcernFailed before 8.1): waiting for a write's concern timed out. */
+const WRITE_CONCERN_TIMEOUT = 64;
+
+/**
+ * Whether `error` reports a write-concern failure. The server only waits for a write concern after
+ * applying the write on the primary, so such an error means "applied, not confirmed". The driver
+ * reports it as a MongoWriteConcernError, as a `writeConcernError` field of a server error, with
+ * code 64 or `errInfo.wtimeout`, or, for a bulk write, only inside the BulkWriteResult it carries
+ * (its own `writeConcernError` is never set).
+ */
+function writeConcernFailed(error: MongoError): boolean {
+  if (error instanceof MongoWriteConcernError) return true;
+  const fields = error as { writeConcernError?: unknown; errInfo?: unknown };
+  if (fields.writeConcernError !== undefined && fields.writeConcernError !== null) return true;
+  if (error.code === WRITE_CONCERN_TIMEOUT) return true;
+  const errInfo = fields.errInfo;
+  if (errInfo !== null && typeof errInfo === 'object' && (errInfo as { wtimeout?: unknown }).wtimeout === true) return true;
+  if (error instanceof MongoBulkWriteError) {
+    const result = (error as { result?: { getWriteConcernError?: unknown } }).result;
+    if (typeof result?.getWriteConcernError === 'function') {
+      return (result.getWriteConcernError as () => unknown).call(result) !== undefined;
+    }
+  }
+  return false;
 }
 
 function sameKey(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
@@ -128,11 +156,19 @@ export function translateMongoError(
   // Already ours (e.g. thrown by a nested call): never wrap twice.
   if (error instanceof ApiError || error instanceof DuplicateKeyError) return error;
   if (error instanceof MongoError) {
-    if (typeof error.code === 'number' && DUPLICATE_KEY_CODES.has(error.code)) {
+    // A duplicate key as the command's own outcome means nothing was written, even when the reply
+    // also carries a write-concern error (the server waits for the concern on failures too). A bulk
+    // write's code is only its first write error's: insertManyFailures reads its duplicates.
+    if (!(error instanceof MongoBulkWriteError) && typeof error.code === 'number' && DUPLICATE_KEY_CODES.has(error.code)) {
       const index = duplicateKeyIndexName(error, indexes);
       const duplicate = new DuplicateKeyError(index);
       duplicate.cause = error;
       return duplicate;
+    }
+    if (writeConcernFailed(error)) {
+      const unconfirmed = new StorageWriteUnconfirmedError();
+      unconfirmed.cause = error;
+      return unconfirmed;
     }
     if (isUnavailable(error)) {
       const unavailable = new StorageUnavailableError();
