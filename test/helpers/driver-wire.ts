@@ -33,13 +33,19 @@ export interface ScriptedDriver {
   restore(): void;
 }
 
-export function scriptedDriver(): ScriptedDriver {
+/**
+ * `maxWriteBatchSize`: what the server's hello would announce (the driver's default is 1000); a
+ * smaller one splits an insertMany into several commands (the driver puts at most
+ * maxWriteBatchSize - 1 documents in each).
+ */
+export function scriptedDriver(options: { maxWriteBatchSize?: number } = {}): ScriptedDriver {
   const executeModule = require('mongodb/lib/operations/execute_operation.js') as ExecuteOperationModule;
   const original = executeModule.executeOperation;
   const queue: ScriptedReply[] = [];
   const sent: ScriptedDriver['sent'] = [];
   const client = new MongoClient('mongodb://127.0.0.1:1/calendar', { retryWrites: true, writeConcern: { w: 'majority', wtimeoutMS: 8000 } });
-  const topology = { lastHello: () => ({}), s: { options: {} } };
+  const hello = options.maxWriteBatchSize === undefined ? {} : { maxWriteBatchSize: options.maxWriteBatchSize };
+  const topology = { lastHello: () => hello, s: { options: {} } };
   (client as unknown as { topology: unknown }).topology = topology;
   executeModule.executeOperation = async (target, operation, ...rest) => {
     if (target !== client) return original(target, operation, ...rest);

@@ -2,14 +2,26 @@
  * What the MongoDB engine sends to the driver, checked against a recording stand-in for a driver
  * collection (no server needed): the commands themselves are the driver's and the server's job.
  */
-import { type Collection as DriverCollection, MongoServerError } from 'mongodb';
-import { describe, expect, it, vi } from 'vitest';
+import {
+  type Collection as DriverCollection,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoWriteConcernError,
+} from 'mongodb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { indexes } from '../../indexes/index.js';
-import { DuplicateKeyError, StorageUnavailableError, UnsupportedQueryError } from '../../src/errors.js';
+import {
+  DuplicateKeyError,
+  StorageUnavailableError,
+  StorageWriteUnconfirmedError,
+  UnsupportedQueryError,
+} from '../../src/errors.js';
 import { createMongoCollection, planOf, type StoredDocument } from '../../src/storage/mongodb/collection.js';
 import { type CounterDoc, createSequences } from '../../src/storage/mongodb/counters.js';
 import { mongoClientOptions, DEFAULT_MONGO_TIMEOUTS } from '../../src/storage/mongodb/index.js';
 import { type TagDoc } from '../../src/storage/port.js';
+import { type ScriptedDriver, scriptedDriver } from '../helpers/driver-wire.js';
 
 const limits = { operationMS: 8000 };
 
@@ -234,6 +246,96 @@ describe('mongodb collection', () => {
     await expect(
       collection.insertOne({ _id: 1, name: 'a', nameKey: 'a', slug: 'a', description: '', parent: 0 }),
     ).rejects.toBeInstanceOf(DuplicateKeyError);
+  });
+});
+
+describe('mongodb insertMany (the real driver, scripted replies)', () => {
+  let driver: ScriptedDriver | undefined;
+  afterEach(() => driver?.restore());
+
+  /** Our collection over a real driver collection whose commands get `replies`. */
+  const tagsOver = (options: { maxWriteBatchSize?: number }, ...replies: Parameters<ScriptedDriver['reply']>) => {
+    driver = scriptedDriver(options);
+    driver.reply(...replies);
+    return createMongoCollection<TagDoc>(driver.collection<StoredDocument>('tags'), indexes.tags, limits);
+  };
+  const tags = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ _id: i + 1, name: `t${i}`, nameKey: `t${i}`, slug: `t${i}`, description: '', parent: 0 }));
+  const duplicate = (index: number, slug: string) => ({
+    index,
+    code: 11000,
+    errmsg: `E11000 duplicate key error collection: calendar.tags index: tags_slug_unique dup key: { slug: "${slug}" }`,
+    keyPattern: { slug: 1 },
+    keyValue: { slug },
+  });
+  const wtimeout = { code: 64, codeName: 'WriteConcernTimeout', errmsg: 'waiting for replication timed out', errInfo: { wtimeout: true } };
+
+  it('reports duplicates by position and stores the rest', async () => {
+    const collection = tagsOver({}, { ok: 1, n: 2, writeErrors: [duplicate(1, 't1')] });
+    const failures = await collection.insertMany(tags(3));
+    expect(failures.map((f) => [f.index, f.error.index])).toEqual([[1, 'tags_slug_unique']]);
+    expect(failures[0]?.error).toBeInstanceOf(DuplicateKeyError);
+    expect(driver?.sent.map((c) => c.commandName)).toEqual(['insert']);
+  });
+
+  it('reports duplicates from every batch at their positions in the whole list', async () => {
+    const collection = tagsOver(
+      { maxWriteBatchSize: 3 },
+      { ok: 1, n: 1, writeErrors: [duplicate(0, 't0')] },
+      { ok: 1, n: 0, writeErrors: [duplicate(0, 't2')] },
+    );
+    expect((await collection.insertMany(tags(3))).map((f) => f.index)).toEqual([0, 2]);
+    expect(driver?.sent.map((c) => c.documents?.length)).toEqual([2, 1]);
+  });
+
+  it.each([
+    ['a network error', () => new MongoNetworkError('connection 4 to 127.0.0.1:27017 closed')],
+    [
+      'a server selection timeout',
+      () => new MongoServerSelectionError('Server selection timed out after 5000 ms', { type: 'Unknown', servers: new Map(), error: null } as never),
+    ],
+    ['NotWritablePrimary (10107)', () => new MongoServerError({ ok: 0, code: 10107, codeName: 'NotWritablePrimary', errmsg: 'not primary' } as never)],
+    ['MaxTimeMSExpired (50)', () => new MongoServerError({ ok: 0, code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' } as never)],
+  ])('rejects with StorageUnavailableError when the insert command fails with %s (nothing was reported stored)', async (_name, failure) => {
+    const collection = tagsOver({}, failure());
+    await expect(collection.insertMany(tags(3))).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+
+  it('rejects when a later batch fails, even though the first one only had duplicates', async () => {
+    const collection = tagsOver({ maxWriteBatchSize: 3 }, { ok: 1, n: 1, writeErrors: [duplicate(1, 't1')] }, new MongoNetworkError('connection reset'));
+    await expect(collection.insertMany(tags(3))).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+
+  it('rejects with StorageWriteUnconfirmedError when the write concern fails, with or without duplicates', async () => {
+    // The server's reply carries both; the driver throws it as a MongoWriteConcernError.
+    const withDuplicates = tagsOver({}, () => {
+      throw new MongoWriteConcernError({ ok: 1, n: 2, writeErrors: [duplicate(1, 't1')], writeConcernError: wtimeout } as never);
+    });
+    await expect(withDuplicates.insertMany(tags(3))).rejects.toBeInstanceOf(StorageWriteUnconfirmedError);
+    driver?.restore();
+    const alone = tagsOver({}, () => {
+      throw new MongoWriteConcernError({ ok: 1, n: 3, writeConcernError: wtimeout } as never);
+    });
+    await expect(alone.insertMany(tags(3))).rejects.toBeInstanceOf(StorageWriteUnconfirmedError);
+  });
+
+  it('rejects when the reply does not account for every document', async () => {
+    // One duplicate, yet only one of the other two reported inserted.
+    const collection = tagsOver({}, { ok: 1, n: 1, writeErrors: [duplicate(1, 't1')] });
+    const rejection = collection.insertMany(tags(3));
+    await expect(rejection).rejects.toThrow('MongoDB tags.insertMany failed (MongoBulkWriteError, code 11000)');
+    await expect(rejection).rejects.not.toBeInstanceOf(DuplicateKeyError);
+  });
+
+  it('rejects a success that stored fewer documents than sent', async () => {
+    const collection = tagsOver({}, { ok: 1, n: 1 });
+    await expect(collection.insertMany(tags(3))).rejects.toThrow('MongoDB tags.insertMany stored 1 of 3 documents');
+  });
+
+  it('rejects when any write failed for another reason than a duplicate key', async () => {
+    const invalid = { index: 2, code: 121, codeName: 'DocumentValidationFailure', errmsg: 'Document failed validation' };
+    const collection = tagsOver({}, { ok: 1, n: 1, writeErrors: [duplicate(1, 't1'), invalid] });
+    await expect(collection.insertMany(tags(3))).rejects.toThrow('MongoDB tags.insertMany failed (MongoBulkWriteError, code 11000)');
   });
 });
 

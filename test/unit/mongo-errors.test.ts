@@ -172,26 +172,63 @@ describe('translateMongoError', () => {
   });
 });
 
-describe('insertManyFailures', () => {
-  // Shaped like the driver's WriteError (code, index, errmsg, and the raw error as `err`).
-  const writeError = (index: number, code: number, errmsg: string) => {
-    const raw = { index, code, errmsg, errInfo: {}, op: {} };
-    return { ...raw, err: raw };
-  };
-  const bulkError = (writeErrors: unknown[]) => new MongoBulkWriteError({ message: 'bulk write failed', code: 11000, writeErrors } as never, {} as never);
+describe('insertManyFailures (errors built by the real driver)', () => {
+  const docs = (count: number) => Array.from({ length: count }, (_, i) => ({ _id: i + 1, slug: `s${i}` }));
+  const duplicate = (index: number, errmsg: string) => ({ index, code: 11000, codeName: 'DuplicateKey', errmsg, keyPattern: { slug: 1 }, keyValue: { slug: 'a' } });
+  const slugClash = 'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { slug: "a" }';
+  const idClash = 'E11000 duplicate key error collection: calendar.events index: _id_ dup key: { _id: 5 }';
 
-  it('reports each duplicate key by position, naming its index', () => {
-    const error = bulkError([
-      writeError(1, 11000, 'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { slug: "a" }'),
-      writeError(4, 11000, 'E11000 duplicate key error collection: calendar.events index: _id_ dup key: { _id: 7 }'),
-    ]);
-    const failures = insertManyFailures(error, indexes.events);
+  it('reports each duplicate key by position, naming its index', async () => {
+    const error = await insertManyError(docs(5), { ok: 1, n: 3, writeErrors: [duplicate(1, slugClash), duplicate(4, idClash)] });
+    const failures = insertManyFailures(error, 5, indexes.events);
     expect(failures?.map((f) => [f.index, f.error.index])).toEqual([[1, 'events_slug_unique'], [4, '_id_']]);
     expect(failures?.[0]?.error).toBeInstanceOf(DuplicateKeyError);
   });
 
-  it('is null when any write failed for another reason, or for other errors', () => {
-    expect(insertManyFailures(bulkError([writeError(0, 11000, 'index: a dup key'), writeError(1, 2, 'BadValue')]))).toBeNull();
-    expect(insertManyFailures(serverError({ code: 11000, errmsg: 'index: a dup key' }))).toBeNull();
+  it('is null when any write failed for another reason', async () => {
+    const error = await insertManyError(docs(3), {
+      ok: 1,
+      n: 1,
+      writeErrors: [duplicate(0, slugClash), { index: 1, code: 121, codeName: 'DocumentValidationFailure', errmsg: 'Document failed validation' }],
+    });
+    expect(insertManyFailures(error, 3, indexes.events)).toBeNull();
+    expect(insertManyFailures(serverError({ code: 11000, errmsg: slugClash }), 1)).toBeNull();
+  });
+
+  it('is null when the inserted and the failed documents do not add up to those sent', async () => {
+    const error = await insertManyError(docs(3), { ok: 1, n: 1, writeErrors: [duplicate(1, slugClash)] });
+    expect(insertManyFailures(error, 3, indexes.events)).toBeNull();
+    expect(translateMongoError(error, 'events.insertMany', indexes.events)).not.toBeInstanceOf(DuplicateKeyError);
+  });
+
+  it.each([
+    ['a network error', new MongoNetworkError('connection 3 to 127.0.0.1:27017 closed')],
+    ['a server selection timeout', new MongoServerSelectionError('Server selection timed out after 5000 ms', { type: 'Unknown', servers: new Map(), error: null } as never)],
+    ['NotWritablePrimary', serverError({ ok: 0, code: 10107, codeName: 'NotWritablePrimary', errmsg: 'not primary' })],
+    ['MaxTimeMSExpired', serverError({ ok: 0, code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' })],
+  ])('is null for a command that failed with %s (no write errors at all), which translates to StorageUnavailableError', async (_name, failure) => {
+    const error = await insertManyError(docs(3), failure);
+    expect(error).toBeInstanceOf(MongoBulkWriteError);
+    expect((error as MongoBulkWriteError).writeErrors).toEqual([]);
+    expect(insertManyFailures(error, 3, indexes.events)).toBeNull();
+    const translated = translateMongoError(error, 'events.insertMany', indexes.events);
+    expect(translated).toBeInstanceOf(StorageUnavailableError);
+    expect(translated.cause).toBe(error);
+  });
+
+  it('is null for duplicates next to a write-concern error, which translates to StorageWriteUnconfirmedError', async () => {
+    const error = await insertManyError(docs(3), () => {
+      throw new MongoWriteConcernError({
+        ok: 1,
+        n: 2,
+        writeErrors: [duplicate(1, slugClash)],
+        writeConcernError: { code: 64, codeName: 'WriteConcernTimeout', errmsg: 'waiting for replication timed out', errInfo: { wtimeout: true } },
+      } as never);
+    });
+    // The duplicates are only in the result; the error's own writeErrors and writeConcernError are empty.
+    const bulk = error as MongoBulkWriteError;
+    expect([bulk.writeErrors, bulk.writeConcernError, bulk.result.getWriteErrors().length]).toEqual([[], undefined, 1]);
+    expect(insertManyFailures(error, 3, indexes.events)).toBeNull();
+    expect(translateMongoError(error, 'events.insertMany', indexes.events)).toBeInstanceOf(StorageWriteUnconfirmedError);
   });
 });

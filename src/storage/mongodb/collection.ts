@@ -138,14 +138,20 @@ export function createMongoCollection<T extends { _id: number }>(
     async insertMany(docs) {
       if (docs.length === 0) return [];
       docs.forEach((doc, i) => assertNoUndefined(doc, `documents.${i}`));
+      let result: { acknowledged: boolean; insertedCount: number };
       try {
-        await collection.insertMany(docs as unknown as StoredDocument[], { ordered: false });
-        return [];
+        result = await collection.insertMany(docs as unknown as StoredDocument[], { ordered: false });
       } catch (error) {
-        const failures = insertManyFailures(error, indexes);
+        const failures = insertManyFailures(error, docs.length, indexes);
         if (failures === null) throw translateMongoError(error, `${name}.insertMany`, indexes);
         return failures;
       }
+      // An acknowledged unordered insert without write errors stored every document; anything
+      // else must not pass for success.
+      if (result.acknowledged && result.insertedCount !== docs.length) {
+        throw new Error(`MongoDB ${name}.insertMany stored ${result.insertedCount} of ${docs.length} documents without reporting why`);
+      }
+      return [];
     },
 
     findById,

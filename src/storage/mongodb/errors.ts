@@ -18,6 +18,7 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
   MongoWriteConcernError,
+  type WriteError,
 } from 'mongodb';
 import { ApiError, DuplicateKeyError, StorageUnavailableError, StorageWriteUnconfirmedError } from '../../errors.js';
 import { type IndexDefinition, type InsertManyFailure } from '../port.js';
@@ -107,6 +108,20 @@ function writeConcernFailed(error: MongoError): boolean {
   return false;
 }
 
+/**
+ * The error a MongoBulkWriteError wraps when the command itself failed. The driver builds it as
+ * `new MongoBulkWriteError(cause, result)`: the cause's message, labels and own fields (a server
+ * error's `code`) are copied onto it, and a cause that is not a server error (network, server
+ * selection, timeouts) stays reachable only as `errorResponse`. `cause` is read too, in case a later
+ * driver sets it.
+ */
+function bulkCause(error: MongoBulkWriteError): MongoError | undefined {
+  const { errorResponse, cause } = error as { errorResponse?: unknown; cause?: unknown };
+  if (errorResponse instanceof MongoError) return errorResponse;
+  if (cause instanceof MongoError) return cause;
+  return undefined;
+}
+
 function sameKey(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
@@ -165,12 +180,13 @@ export function translateMongoError(
       duplicate.cause = error;
       return duplicate;
     }
-    if (writeConcernFailed(error)) {
+    const wrapped = error instanceof MongoBulkWriteError ? bulkCause(error) : undefined;
+    if (writeConcernFailed(error) || (wrapped !== undefined && writeConcernFailed(wrapped))) {
       const unconfirmed = new StorageWriteUnconfirmedError();
       unconfirmed.cause = error;
       return unconfirmed;
     }
-    if (isUnavailable(error)) {
+    if (isUnavailable(error) || (wrapped !== undefined && isUnavailable(wrapped))) {
       const unavailable = new StorageUnavailableError();
       unavailable.cause = error;
       return unavailable;
@@ -194,18 +210,34 @@ export async function guarded<R>(
 
 /**
  * The documents an unordered insertMany did not store because of a duplicate key, by position;
- * null when anything else went wrong (the caller then throws the translated error).
+ * null when anything else went wrong or the outcome is not fully accounted for (the caller then
+ * throws the translated error). The driver reports a failed command (network error, server
+ * selection, NotWritablePrimary, maxTimeMS…) as a MongoBulkWriteError too, with no write errors at
+ * all, and stops at the first batch whose write concern fails; so per-record duplicates are read
+ * only when every write error is a duplicate key, no write concern failed, and the inserted
+ * documents plus the failed ones are exactly the `documents` sent.
  */
-export function insertManyFailures(error: unknown, indexes: readonly IndexDefinition[] = []): InsertManyFailure[] | null {
-  if (!(error instanceof MongoBulkWriteError) || error.writeConcernError !== undefined) return null;
-  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+export function insertManyFailures(
+  error: unknown,
+  documents: number,
+  indexes: readonly IndexDefinition[] = [],
+): InsertManyFailure[] | null {
+  if (!(error instanceof MongoBulkWriteError) || writeConcernFailed(error)) return null;
+  const writeErrors: WriteError[] = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  if (writeErrors.length === 0) return null;
+  const inserted = (error as { result?: { insertedCount?: unknown } }).result?.insertedCount;
+  if (typeof inserted !== 'number' || inserted + writeErrors.length !== documents) return null;
+  const positions = new Set<number>();
   const failures: InsertManyFailure[] = [];
   for (const writeError of writeErrors) {
     if (!DUPLICATE_KEY_CODES.has(writeError.code)) return null;
+    const position = writeError.index;
+    if (!Number.isInteger(position) || position < 0 || position >= documents || positions.has(position)) return null;
+    positions.add(position);
     const described = Object.assign(new MongoError(writeError.errmsg ?? ''), { keyPattern: (writeError.err as { keyPattern?: unknown } | undefined)?.keyPattern });
     const duplicate = new DuplicateKeyError(duplicateKeyIndexName(described, indexes));
     duplicate.cause = error;
-    failures.push({ index: writeError.index, error: duplicate });
+    failures.push({ index: position, error: duplicate });
   }
   return failures;
 }
