@@ -10,9 +10,10 @@ import {
 } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { indexes } from '../../indexes/index.js';
+import { type IndexDefinition } from '../../src/storage/port.js';
 import { ApiError, DuplicateKeyError, StorageUnavailableError, StorageWriteUnconfirmedError } from '../../src/errors.js';
 import { toErrorResponse } from '../../src/plugins/error-handler.js';
-import { insertManyFailures, translateMongoError } from '../../src/storage/mongodb/errors.js';
+import { duplicateKeyIndexName, insertManyFailures, translateMongoError } from '../../src/storage/mongodb/errors.js';
 import { insertManyError } from '../helpers/driver-wire.js';
 
 const serverError = (fields: Record<string, unknown>) => new MongoServerError(fields as never);
@@ -169,6 +170,81 @@ describe('translateMongoError', () => {
     expect(translateMongoError(ours, 'events.insertOne')).toBe(ours);
     const unavailable = new StorageUnavailableError();
     expect(translateMongoError(unavailable, 'events.insertOne')).toBe(unavailable);
+  });
+});
+
+describe('duplicateKeyIndexName', () => {
+  // The server builds the message as `E11000 duplicate key error collection: <ns>[ index: <name>]
+  // [ collation: <collation>] dup key: <key>[ found value: …]` (6.0, 7.0 and 8.0 alike).
+  const collation =
+    '{ locale: "en", caseLevel: false, caseFirst: "off", strength: 2, numericOrdering: false, alternate: "non-ignorable", maxVariable: "punct", normalization: false, backwards: false, version: "57.1" }';
+  it.each([
+    ['6.0 / 7.0 / 8.0', 'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { slug: "a" }', 'events_slug_unique'],
+    [
+      'a compound key',
+      'E11000 duplicate key error collection: calendar.categories index: categories_parent_name_unique dup key: { parent: 0, nameKey: "music" }',
+      'categories_parent_name_unique',
+    ],
+    [
+      'an index with a collation (the key printed hex-encoded)',
+      `E11000 duplicate key error collection: calendar.events index: events_slug_unique collation: ${collation} dup key: { slug: "0x2f2d2b" }`,
+      'events_slug_unique',
+    ],
+    ['a found value after the key', 'E11000 duplicate key error collection: calendar.events index: _id_ dup key: { _id: 5 } found value: RecordId(5)', '_id_'],
+    ['servers before 4.2 (no field names in the key)', 'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { : "a" }', 'events_slug_unique'],
+    ['2.x servers', 'E11000 duplicate key error index: calendar.events.$events_slug_unique  dup key: { : "a" }', 'events_slug_unique'],
+    [
+      'a 2.x mongos prefix',
+      'insertDocument :: caused by :: 11000 E11000 duplicate key error index: calendar.events.$_id_  dup key: { : 5 }',
+      '_id_',
+    ],
+    [
+      'a namespace with dots and spaces',
+      'E11000 duplicate key error collection: calendar_test.events archive.2024 v2 index: events_slug_unique dup key: { slug: "a" }',
+      'events_slug_unique',
+    ],
+    ['a key value that reads like the message', 'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { slug: "x dup key: y" }', 'events_slug_unique'],
+  ])('reads the index name: %s', (_name, errmsg, expected) => {
+    expect(duplicateKeyIndexName(serverError({ code: 11000, errmsg }), [...indexes.events, ...indexes.categories])).toBe(expected);
+    // An undeclared name is read from the message alone.
+    expect(duplicateKeyIndexName(serverError({ code: 11000, errmsg }))).toBe(expected);
+  });
+
+  it.each([
+    ['spaces and dots', 'slug index v2.1'],
+    ['the word dup', 'dup slug'],
+    ['the words of the message', 'slug dup key: legacy'],
+    ['a collation-like suffix', 'slug collation: { x }'],
+  ])('names a declared index whose name holds %s', (_name, indexName) => {
+    const declared: IndexDefinition[] = [{ name: indexName, key: { slug: 1 }, unique: true }, ...indexes.events];
+    const plain = `E11000 duplicate key error collection: calendar.events index: ${indexName} dup key: { slug: "a" }`;
+    expect(duplicateKeyIndexName(serverError({ code: 11000, errmsg: plain }), declared)).toBe(indexName);
+    const withCollation = `E11000 duplicate key error collection: calendar.events index: ${indexName} collation: ${collation} dup key: { slug: "0x61" }`;
+    expect(duplicateKeyIndexName(serverError({ code: 11000, errmsg: withCollation }), declared)).toBe(indexName);
+    const legacy = `E11000 duplicate key error index: calendar.events.$${indexName}  dup key: { : "a" }`;
+    expect(duplicateKeyIndexName(serverError({ code: 11000, errmsg: legacy }), declared)).toBe(indexName);
+  });
+
+  it('finds the index from keyPattern or keyValue when the message names none (a clustered collection’s key, a proxy)', () => {
+    const noName = 'E11000 duplicate key error collection: calendar.categories dup key: { parent: 0, nameKey: "music" }';
+    expect(duplicateKeyIndexName(serverError({ code: 11000, errmsg: noName, keyPattern: { parent: 1, nameKey: 1 } }), indexes.categories)).toBe(
+      'categories_parent_name_unique',
+    );
+    expect(duplicateKeyIndexName(serverError({ code: 11000, errmsg: noName, keyValue: { parent: 0, nameKey: 'music' } }), indexes.categories)).toBe(
+      'categories_parent_name_unique',
+    );
+    expect(duplicateKeyIndexName({ message: 'duplicate key', keyValue: { _id: 5 } }, indexes.categories)).toBe('_id_');
+    expect(duplicateKeyIndexName({ message: 'duplicate key', errInfo: { keyPattern: { slug: 1 }, keyValue: { slug: 'a' } } }, indexes.events)).toBe(
+      'events_slug_unique',
+    );
+    expect(duplicateKeyIndexName({ message: 'duplicate key', keyValue: { nowhere: 1 } }, indexes.events)).toBe('unknown');
+  });
+
+  it('names the index of a bulk write error, which carries the message only', async () => {
+    const collationMessage = `E11000 duplicate key error collection: calendar.events index: events_slug_unique collation: ${collation} dup key: { slug: "0x61" }`;
+    const error = await insertManyError([{ _id: 1 }, { _id: 2 }], { ok: 1, n: 1, writeErrors: [{ index: 1, code: 11000, errmsg: collationMessage, keyPattern: { slug: 1 }, keyValue: { slug: 'a' } }] });
+    expect((error as MongoBulkWriteError).result.getWriteErrors()[0]?.err).not.toHaveProperty('keyPattern');
+    expect(insertManyFailures(error, 2, indexes.events)?.map((f) => f.error.index)).toEqual(['events_slug_unique']);
   });
 });
 

@@ -128,22 +128,77 @@ function sameKey(a: Record<string, unknown>, b: Record<string, unknown>): boolea
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a[k] === b[k]);
 }
 
+function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
+}
+
+function objectOrUndefined(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** What a duplicate-key report carries: a server error, or one write error of a bulk write. */
+export interface DuplicateKeyReport {
+  message: string;
+  keyPattern?: unknown;
+  keyValue?: unknown;
+  errInfo?: unknown;
+}
+
 /**
- * The server names the violated index in its message (`… index: events_slug_unique dup key: …`);
- * `keyPattern` (4.4+) is the fallback when a proxy or an old server words it differently.
+ * The name in a current message: `E11000 duplicate key error collection: <db>.<collection>
+ * index: <name>[ collation: <collation document>] dup key: <key>[ found value: …]` (the index part
+ * is left out for a clustered collection's key; servers before 4.2 print the key without field
+ * names, `{ : "a" }`). The collation document is flat, so it holds no nested braces.
  */
-export function duplicateKeyIndexName(error: MongoError, indexes: readonly IndexDefinition[] = []): string {
-  const fromMessage = /\bindex: (.+?) dup key/.exec(error.message)?.[1];
+const CURRENT_WORDING = /duplicate key error collection: .*? index: (.+?)(?: collation: \{[^{}]*\})? dup key: /s;
+
+/** Old servers (the 2.x series): `E11000 duplicate key error index: <db>.<collection>.$<name>  dup key: { : "a" }`. */
+const LEGACY_WORDING = /duplicate key error index: [^$]*\.\$(.+?)\s+dup key: /s;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Whether `message` names the index `name` in either wording, delimited on both sides. */
+function messageNames(message: string, name: string): boolean {
+  if (message.includes(` index: ${name} dup key: `) || message.includes(` index: ${name} collation: {`)) return true;
+  return new RegExp(`duplicate key error index: [^$]*\\.\\$${escapeRegExp(name)}\\s+dup key: `).test(message);
+}
+
+/**
+ * The index a duplicate key violated. A bulk write's write errors carry the server's message only
+ * (the driver keeps no `keyPattern`), so the message is read first. Collection and index names may
+ * hold spaces, dots or the words of the message itself, so a declared index (or `_id_`) named in
+ * the message, delimited as above, is preferred to what the patterns capture. Without a name in
+ * the message, the index is found from the violated key: `keyPattern`, or the field names of
+ * `keyValue` (the server builds it from the index's fields, in order), of the error or its `errInfo`.
+ */
+export function duplicateKeyIndexName(error: MongoError | DuplicateKeyReport, indexes: readonly IndexDefinition[] = []): string {
+  const message = error.message;
+  const declared = ['_id_', ...indexes.map((index) => index.name)]
+    .filter((name) => messageNames(message, name))
+    .sort((a, b) => b.length - a.length)[0];
+  if (declared !== undefined) return declared;
+  const fromMessage = CURRENT_WORDING.exec(message)?.[1] ?? LEGACY_WORDING.exec(message)?.[1];
   if (fromMessage) return fromMessage;
-  const keyPattern: unknown = (error as { keyPattern?: unknown }).keyPattern;
-  if (keyPattern !== null && typeof keyPattern === 'object') {
-    const pattern = keyPattern as Record<string, unknown>;
-    if (sameKey(pattern, { _id: 1 })) return '_id_';
-    const declared = indexes.find((index) => sameKey(index.key, pattern));
-    if (declared) return declared.name;
-    return Object.entries(pattern)
+  const fields = error as { keyPattern?: unknown; keyValue?: unknown; errInfo?: unknown };
+  const errInfo = objectOrUndefined(fields.errInfo);
+  const keyPattern = objectOrUndefined(fields.keyPattern) ?? objectOrUndefined(errInfo?.keyPattern);
+  if (keyPattern !== undefined) {
+    if (sameKey(keyPattern, { _id: 1 })) return '_id_';
+    const byPattern = indexes.find((index) => sameKey(index.key, keyPattern));
+    if (byPattern) return byPattern.name;
+    return Object.entries(keyPattern)
       .map(([field, direction]) => `${field}_${String(direction)}`)
       .join('_');
+  }
+  const keyValue = objectOrUndefined(fields.keyValue) ?? objectOrUndefined(errInfo?.keyValue);
+  if (keyValue !== undefined) {
+    if (sameFields(keyValue, { _id: 1 })) return '_id_';
+    const byFields = indexes.find((index) => index.unique === true && sameFields(index.key, keyValue));
+    if (byFields) return byFields.name;
   }
   return 'unknown';
 }
@@ -234,8 +289,9 @@ export function insertManyFailures(
     const position = writeError.index;
     if (!Number.isInteger(position) || position < 0 || position >= documents || positions.has(position)) return null;
     positions.add(position);
-    const described = Object.assign(new MongoError(writeError.errmsg ?? ''), { keyPattern: (writeError.err as { keyPattern?: unknown } | undefined)?.keyPattern });
-    const duplicate = new DuplicateKeyError(duplicateKeyIndexName(described, indexes));
+    const raw = writeError.err as { keyPattern?: unknown; keyValue?: unknown } | undefined;
+    const report = { message: writeError.errmsg ?? '', keyPattern: raw?.keyPattern, keyValue: raw?.keyValue, errInfo: writeError.errInfo };
+    const duplicate = new DuplicateKeyError(duplicateKeyIndexName(report, indexes));
     duplicate.cause = error;
     failures.push({ index: position, error: duplicate });
   }
