@@ -202,6 +202,26 @@ describe('mongodb collection', () => {
     expect(fake.findOneAndUpdate).not.toHaveBeenCalled();
   });
 
+  it('updateById accepts $set of the _id the document has, and leaves it out of the update sent', async () => {
+    const { fake, collection } = fakeCollection();
+    expect(await collection.updateById(1, { $set: { _id: 1, name: 'Kept' } })).toEqual({ _id: 1, name: 'after' });
+    expect(fake.findOneAndUpdate).toHaveBeenCalledWith({ _id: 1 }, { $set: { name: 'Kept' } }, { maxTimeMS: 8000, returnDocument: 'after' });
+    // Nothing else to change: the document is read, nothing is written.
+    expect(await collection.updateById(1, { $set: { _id: 1 } })).toEqual({ _id: 1, name: 'current' });
+    expect(fake.findOneAndUpdate).toHaveBeenCalledOnce();
+  });
+
+  it.each([
+    ['another number', 2],
+    ['the same id as a string', '1'],
+  ])('updateById refuses $set of _id to %s before writing anything, naming the document', async (_name, value) => {
+    const { fake, collection } = fakeCollection();
+    await expect(collection.updateById(1, { $set: { _id: value, name: 'x' } } as never)).rejects.toThrow(
+      new UnsupportedQueryError('$set: _id is immutable (document 1).'),
+    );
+    expect(fake.findOneAndUpdate).not.toHaveBeenCalled();
+  });
+
   it('insertOne refuses undefined anywhere in the document', async () => {
     const { fake, collection } = fakeCollection();
     await expect(

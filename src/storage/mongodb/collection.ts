@@ -63,6 +63,20 @@ function checkedFields(fields: Record<string, unknown> | undefined, where: strin
 }
 
 /**
+ * The `$set` of updateById. MongoDB refuses an update that changes `_id` (ImmutableField) but
+ * accepts one that sets it to the value it already has, and so does the embedded engine: such an
+ * `_id` changes nothing and is left out of the update sent; any other `_id` is refused here,
+ * before anything is written.
+ */
+function checkedSetById(fields: Record<string, unknown> | undefined, id: number): Document {
+  if (fields === undefined || !Object.hasOwn(fields, '_id')) return checkedFields(fields, '$set');
+  const { _id: kept, ...others } = fields;
+  assertNoUndefined(kept, '$set._id');
+  if (kept !== id) throw new UnsupportedQueryError(`$set: _id is immutable (document ${id}).`);
+  return checkedFields(others, '$set');
+}
+
+/**
  * The shared plan of a `queryPlanner` winning plan: the classic tree (`stage`, `inputStage(s)`,
  * `indexName`) or, on the slot-based engine, the same tree under `queryPlan`. IXSCAN, TEXT* and
  * GEO_NEAR* stages name their index; COLLSCAN is a collection scan; a SORT stage sorts in memory.
@@ -199,7 +213,7 @@ export function createMongoCollection<T extends { _id: number }>(
     },
 
     async updateById(id, update: Update<T>) {
-      const $set = checkedFields(update.$set as Record<string, unknown> | undefined, '$set');
+      const $set = checkedSetById(update.$set as Record<string, unknown> | undefined, id);
       const unset = update.$unset ?? [];
       for (const field of unset) {
         if (field === '_id') throw new UnsupportedQueryError('$unset: _id is immutable.');
