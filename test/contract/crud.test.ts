@@ -336,23 +336,28 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
     expect(await storage.events.updateById(1, { $set: { _id: 1, title: 'Kept' } })).toMatchObject({ _id: 1, title: 'Kept' });
   });
 
-  it('undefined values: refused by the embedded engine (named exemption)', async () => {
+  it('refuses undefined values on every engine, naming where, and stores nothing', async () => {
+    // The driver would store undefined as null or drop it, depending on `ignoreUndefined`: every
+    // engine refuses it, so no code relies on either.
     const doc = makeVenueDoc({ _id: 1 });
     await storage.venues.insertOne(doc);
     const write = storage.venues.updateById(1, { $set: { website: undefined } as Partial<VenueDoc> });
-    if (engine.name === 'embedded') {
-      // Named exemption: the driver turns undefined into null or drops it depending on
-      // `ignoreUndefined`; the embedded engine refuses so code never relies on either.
-      await expect(write).rejects.toBeInstanceOf(UnsupportedQueryError);
-      expect(await storage.venues.findById(1)).toEqual(doc);
-      // Inside an array too, and the refusal names where.
-      const nested = storage.events.insertOne(makeEventDoc({ _id: 2, organizerIds: [3, undefined as unknown as number] }));
-      await expect(nested).rejects.toThrow('document.organizerIds.1 is undefined');
-      expect(await storage.events.findById(2)).toBeNull();
-    } else {
-      await write;
-      expect(await storage.venues.findById(1)).toMatchObject({ _id: 1 });
-    }
+    await expect(write).rejects.toBeInstanceOf(UnsupportedQueryError);
+    await expect(write).rejects.toThrow('$set.website is undefined; store null or leave the field out.');
+    expect(await storage.venues.findById(1)).toEqual(doc);
+    // Inside an array too, and the refusal names where.
+    const nested = storage.events.insertOne(makeEventDoc({ _id: 2, organizerIds: [3, undefined as unknown as number] }));
+    await expect(nested).rejects.toBeInstanceOf(UnsupportedQueryError);
+    await expect(nested).rejects.toThrow('document.organizerIds.1 is undefined');
+    expect(await storage.events.findById(2)).toBeNull();
+    // A bulk insert is refused as a whole: not even its valid documents are stored.
+    const many = storage.events.insertMany([
+      makeEventDoc({ _id: 3, slug: 'kept-out' }),
+      makeEventDoc({ _id: 4, slug: 'refused', tagIds: [undefined as unknown as number] }),
+    ]);
+    await expect(many).rejects.toBeInstanceOf(UnsupportedQueryError);
+    await expect(many).rejects.toThrow('document.tagIds.0 is undefined');
+    expect(await storage.events.count({ _id: { $in: [3, 4] } })).toBe(0);
   });
 });
 

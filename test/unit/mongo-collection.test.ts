@@ -20,7 +20,8 @@ import {
 import { createMongoCollection, planOf, type StoredDocument } from '../../src/storage/mongodb/collection.js';
 import { type CounterDoc, createSequences } from '../../src/storage/mongodb/counters.js';
 import { mongoClientOptions, DEFAULT_MONGO_TIMEOUTS } from '../../src/storage/mongodb/index.js';
-import { type TagDoc } from '../../src/storage/port.js';
+import { createEmbeddedStorage } from '../../src/storage/embedded/index.js';
+import { type Collection, type TagDoc } from '../../src/storage/port.js';
 import { type ScriptedDriver, scriptedDriver } from '../helpers/driver-wire.js';
 
 const limits = { operationMS: 8000 };
@@ -54,6 +55,10 @@ function fakeCollection(overrides: Record<string, unknown> = {}) {
   );
   return { fake, toArray, aggregateToArray, collection };
 }
+
+/** A tag document; `extra` fields stand for any nested value a document may hold. */
+const tag = (fields: Record<string, unknown> = {}): TagDoc =>
+  ({ _id: 5, name: 'Jazz', nameKey: 'jazz', slug: 'jazz', description: '', parent: 0, ...fields }) as TagDoc;
 
 const duplicateSlug = () =>
   new MongoServerError({
@@ -228,6 +233,28 @@ describe('mongodb collection', () => {
       collection.insertOne({ _id: 1, name: 'a', nameKey: 'a', slug: 'a', description: undefined as never, parent: 0 }),
     ).rejects.toBeInstanceOf(UnsupportedQueryError);
     expect(fake.insertOne).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['insertOne, a top-level field', (c: Collection<TagDoc>) => c.insertOne(tag({ description: undefined as never }))],
+    ['insertOne, inside an array in an object', (c: Collection<TagDoc>) => c.insertOne(tag({ extra: { list: [1, undefined] } }))],
+    ['insertOne, inside an object without a prototype', (c: Collection<TagDoc>) => c.insertOne(tag({ extra: Object.assign(Object.create(null) as object, { a: undefined }) }))],
+    ['insertMany, in its second document', (c: Collection<TagDoc>) => c.insertMany([tag({ _id: 7, slug: 'ok' }), tag({ _id: 8, extra: [undefined] })])],
+    ['updateById, a $set field', (c: Collection<TagDoc>) => c.updateById(1, { $set: { description: undefined as never } })],
+    ['updateById, inside a $set value', (c: Collection<TagDoc>) => c.updateById(1, { $set: { extra: { a: [undefined] } } as never })],
+  ])('refuses undefined (%s) with the embedded engine’s message, before any driver call', async (_name, write) => {
+    const embedded = createEmbeddedStorage({ indexes, reason: 'test' });
+    await embedded.ensureIndexes();
+    await embedded.tags.insertOne(tag({ _id: 1 }));
+    const embeddedRefusal = await write(embedded.tags).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    await embedded.close();
+    expect(embeddedRefusal).toBeInstanceOf(UnsupportedQueryError);
+    const { fake, collection } = fakeCollection({ insertMany: vi.fn() });
+    await expect(write(collection)).rejects.toThrow(new UnsupportedQueryError((embeddedRefusal as Error).message));
+    expect([fake.insertOne, fake.insertMany, fake.findOneAndUpdate].map((call) => call.mock.calls.length)).toEqual([0, 0, 0]);
   });
 
   it('updateById with nothing to change returns the stored document', async () => {

@@ -41,15 +41,23 @@ function driverSort(sort: Sort | undefined): DriverSort | undefined {
 /**
  * The driver would store `undefined` as null (or drop it, depending on its options) and MongoDB
  * refuses to change `_id`: both are refused up front, exactly as the embedded engine refuses
- * them, so the two engines agree on every update a service can send.
+ * them, so the two engines agree on every update a service can send. The refusal names the path
+ * as the embedded engine does (`document.organizerIds.1`, `$set.website`), and descends into the
+ * same values: arrays and plain objects, with or without a prototype.
  */
 function assertNoUndefined(value: unknown, path: string): void {
   if (value === undefined) throw new UnsupportedQueryError(`${path} is undefined; store null or leave the field out.`);
   if (Array.isArray(value)) {
     value.forEach((element, i) => assertNoUndefined(element, `${path}.${i}`));
-  } else if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+  } else if (isPlainObject(value)) {
     for (const [key, child] of Object.entries(value)) assertNoUndefined(child, `${path}.${key}`);
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
 }
 
 function checkedFields(fields: Record<string, unknown> | undefined, where: string): Document {
@@ -151,7 +159,8 @@ export function createMongoCollection<T extends { _id: number }>(
 
     async insertMany(docs) {
       if (docs.length === 0) return [];
-      docs.forEach((doc, i) => assertNoUndefined(doc, `documents.${i}`));
+      // Named `document…` like insertOne's refusal, as the embedded engine names it for both.
+      for (const doc of docs) assertNoUndefined(doc, 'document');
       let result: { acknowledged: boolean; insertedCount: number };
       try {
         result = await collection.insertMany(docs as unknown as StoredDocument[], { ordered: false });
