@@ -43,6 +43,7 @@ function fakeCollection(overrides: Record<string, unknown> = {}) {
     distinct: vi.fn((): Promise<unknown[]> => Promise.resolve([0, null, 3])),
     aggregate: vi.fn(() => ({ toArray: aggregateToArray })),
     insertOne: vi.fn(() => Promise.resolve({ acknowledged: true, insertedId: 1 })),
+    insertMany: vi.fn((docs: unknown[]) => Promise.resolve({ acknowledged: true, insertedCount: docs.length })),
     findOneAndUpdate: vi.fn(() => Promise.resolve({ _id: 1, name: 'after' })),
     updateMany: vi.fn(() => Promise.resolve({ modifiedCount: 3 })),
     deleteOne: vi.fn(() => Promise.resolve({ deletedCount: 1 })),
@@ -252,7 +253,7 @@ describe('mongodb collection', () => {
     );
     await embedded.close();
     expect(embeddedRefusal).toBeInstanceOf(UnsupportedQueryError);
-    const { fake, collection } = fakeCollection({ insertMany: vi.fn() });
+    const { fake, collection } = fakeCollection();
     await expect(write(collection)).rejects.toThrow(new UnsupportedQueryError((embeddedRefusal as Error).message));
     expect([fake.insertOne, fake.insertMany, fake.findOneAndUpdate].map((call) => call.mock.calls.length)).toEqual([0, 0, 0]);
   });
@@ -473,5 +474,95 @@ describe('planOf (explain on MongoDB)', () => {
   it('reads the slot-based engine form (queryPlan under winningPlan), unsorted queries', () => {
     const plan = planOf({ queryPlan: { stage: 'FETCH', planNodeId: 2, inputStage: { stage: 'IXSCAN', planNodeId: 1, indexName: '_id_' } }, slotBasedPlan: { slots: '$$RESULT=s11', stages: '[2] nlj …' } }, { filter: {} });
     expect(plan).toEqual({ indexes: ['_id_'], collectionScan: false, sort: 'none' });
+  });
+
+  /** An IXSCAN as explain prints it (6.0+, classic and slot-based alike). */
+  const ixscan = (indexName: string, keyPattern: Record<string, number>, indexBounds: Record<string, string[]>, more: Record<string, unknown> = {}) => ({
+    stage: 'IXSCAN',
+    keyPattern,
+    indexName,
+    isMultiKey: false,
+    multiKeyPaths: Object.fromEntries(Object.keys(keyPattern).map((field) => [field, []])),
+    isUnique: indexName === '_id_',
+    isSparse: false,
+    isPartial: false,
+    indexVersion: 2,
+    direction: 'forward',
+    indexBounds,
+    ...more,
+  });
+  const unserved = { allDay: { $eq: true }, showMapLink: { $eq: false } };
+  const byId = { filter: { allDay: true, showMapLink: false }, sort: [['_id', 1]] as Array<[string, 1 | -1]> };
+
+  it('reads a FETCH over the whole _id_ index (chosen for its order) as a collection scan: classic 6.0 / 7.0', () => {
+    const plan = planOf({ stage: 'FETCH', filter: { $and: [unserved] }, inputStage: ixscan('_id_', { _id: 1 }, { _id: ['[MinKey, MaxKey]'] }) }, byId);
+    expect(plan).toEqual({ indexes: ['_id_'], collectionScan: true, sort: 'index' });
+  });
+
+  it('reads the same plan in the slot-based form (7.0 / 8.0), and a backward walk', () => {
+    const sbe = {
+      isCached: false,
+      queryPlan: {
+        stage: 'FETCH',
+        planNodeId: 2,
+        filter: { $and: [unserved] },
+        inputStage: ixscan('_id_', { _id: 1 }, { _id: ['[MaxKey, MinKey]'] }, { planNodeId: 1, direction: 'backward' }),
+      },
+      slotBasedPlan: { slots: '$$RESULT=s11 env: { }', stages: '[2] filter {…} [2] nlj inner [] [s2, s3, s4, s5, s6] …' },
+    };
+    expect(planOf(sbe, { ...byId, sort: [['_id', -1]] })).toEqual({ indexes: ['_id_'], collectionScan: true, sort: 'index' });
+  });
+
+  it('reads a whole-index walk of a compound index as a collection scan, a bounded one as an index scan', () => {
+    const sorted = { filter: {}, sort: [['status', 1], ['startUtc', 1], ['_id', 1]] as Array<[string, 1 | -1]> };
+    const key = { status: 1, startUtc: 1, _id: 1 };
+    const whole = { status: ['[MinKey, MaxKey]'], startUtc: ['[MinKey, MaxKey]'], _id: ['[MinKey, MaxKey]'] };
+    expect(planOf({ stage: 'FETCH', inputStage: ixscan('events_status_start', key, whole) }, sorted).collectionScan).toBe(true);
+    const bounded = { status: ['["publish", "publish"]'], startUtc: ['[new Date(1780000000000), new Date(9223372036854775807)]'], _id: ['[MinKey, MaxKey]'] };
+    expect(planOf({ stage: 'FETCH', inputStage: ixscan('events_status_start', key, bounded) }, sorted)).toEqual({
+      indexes: ['events_status_start'],
+      collectionScan: false,
+      sort: 'index',
+    });
+    // Two intervals ($ne / $nin) skip some keys; a partial or sparse index holds only some documents;
+    // bounds left out of a too large explain say nothing.
+    expect(planOf(ixscan('events_status_start', key, { ...whole, status: ['[MinKey, "draft")', '("draft", MaxKey]'] }), sorted).collectionScan).toBe(false);
+    expect(planOf(ixscan('events_status_start', key, whole, { isPartial: true }), sorted).collectionScan).toBe(false);
+    expect(planOf(ixscan('events_status_start', key, whole, { isSparse: true }), sorted).collectionScan).toBe(false);
+    expect(planOf({ ...ixscan('events_status_start', key, {}), indexBounds: undefined, warning: 'index bounds omitted due to BSON size limit for explain' }, sorted).collectionScan).toBe(false);
+  });
+
+  it('reads the _id point look-ups that name no index as _id_: IDHACK (7.0), EXPRESS_CLUSTERED_IXSCAN (8.0)', () => {
+    const byIdEq = { filter: { _id: 5 } };
+    expect(planOf({ stage: 'IDHACK' }, byIdEq)).toEqual({ indexes: ['_id_'], collectionScan: false, sort: 'none' });
+    expect(planOf({ isCached: false, stage: 'EXPRESS_CLUSTERED_IXSCAN' }, byIdEq)).toEqual({ indexes: ['_id_'], collectionScan: false, sort: 'none' });
+  });
+
+  it('reads the 8.0 express stages that name their index', () => {
+    expect(planOf({ isCached: false, stage: 'EXPRESS_IXSCAN', keyPattern: '{ _id: 1 }', indexName: '_id_' }, { filter: { _id: 5 } }).indexes).toEqual(['_id_']);
+    expect(planOf({ isCached: false, stage: 'EXPRESS_IXSCAN', keyPattern: { slug: 1 }, indexName: 'events_slug_unique' }, { filter: { slug: 'a' } }).indexes).toEqual([
+      'events_slug_unique',
+    ]);
+  });
+
+  it('reads SORT_MERGE as index order and SORT of either type as a sort in memory', () => {
+    const sorted = { filter: {}, sort: [['startUtc', 1], ['_id', 1]] as Array<[string, 1 | -1]> };
+    const merge = {
+      stage: 'FETCH',
+      inputStage: {
+        stage: 'SORT_MERGE',
+        sortPattern: { startUtc: 1, _id: 1 },
+        inputStages: [
+          ixscan('events_venue_start', { venueId: 1, startUtc: 1, _id: 1 }, { venueId: ['[112, 112]'], startUtc: ['[MinKey, MaxKey]'], _id: ['[MinKey, MaxKey]'] }),
+          ixscan('events_organizers_start', { organizerIds: 1, startUtc: 1, _id: 1 }, { organizerIds: ['[211, 211]'], startUtc: ['[MinKey, MaxKey]'], _id: ['[MinKey, MaxKey]'] }),
+        ],
+      },
+    };
+    expect(planOf(merge, sorted)).toEqual({ indexes: ['events_organizers_start', 'events_venue_start'], collectionScan: false, sort: 'index' });
+    for (const type of ['simple', 'default']) {
+      const blocking = { stage: 'SORT', sortPattern: { startUtc: 1, _id: 1 }, memLimit: 104857600, type, inputStage: { stage: 'COLLSCAN', direction: 'forward' } };
+      expect(planOf(blocking, sorted)).toEqual({ indexes: [], collectionScan: true, sort: 'memory' });
+      expect(planOf({ queryPlan: { ...blocking, planNodeId: 2 }, slotBasedPlan: {} }, sorted).sort).toBe('memory');
+    }
   });
 });

@@ -84,27 +84,51 @@ function checkedSetById(fields: Record<string, unknown> | undefined, id: number)
   return checkedFields(others, '$set');
 }
 
+/** An interval over every key of an index field, walked forwards or backwards, as explain prints it. */
+const WHOLE_FIELD = new Set(['[MinKey, MaxKey]', '[MaxKey, MinKey]']);
+
+/**
+ * Whether an IXSCAN reads every entry of its index: each field's bounds are the single interval
+ * `[MinKey, MaxKey]` (or `[MaxKey, MinKey]` backwards). MongoDB plans such a scan to provide a sort
+ * (often on `_id_`); on an index of every document (neither partial nor sparse) it examines the
+ * whole collection, like a COLLSCAN.
+ */
+function scansWholeCollection(node: Record<string, unknown>): boolean {
+  if (node.isPartial === true || node.isSparse === true) return false;
+  const bounds = node.indexBounds;
+  if (bounds === null || typeof bounds !== 'object' || Array.isArray(bounds)) return false;
+  const fields = Object.values(bounds as Record<string, unknown>);
+  return (
+    fields.length > 0 &&
+    fields.every((intervals) => Array.isArray(intervals) && intervals.length === 1 && WHOLE_FIELD.has(intervals[0] as string))
+  );
+}
+
 /**
  * The shared plan of a `queryPlanner` winning plan: the classic tree (`stage`, `inputStage(s)`,
- * `indexName`) or, on the slot-based engine, the same tree under `queryPlan`. IXSCAN, TEXT* and
- * GEO_NEAR* stages name their index; COLLSCAN is a collection scan; a SORT stage sorts in memory.
+ * `indexName`) or, on the slot-based engine, the same tree under `queryPlan`. IXSCAN, TEXT*,
+ * GEO_NEAR* and EXPRESS_* stages name their index; the point look-ups by `_id` that name none
+ * (IDHACK, EXPRESS_CLUSTERED_IXSCAN) read the primary key, `_id_`. COLLSCAN, and an IXSCAN over
+ * the whole of an index of every document, are collection scans. A SORT stage (of either `type`,
+ * simple or default) sorts in memory; SORT_MERGE merges streams each already in index order.
  */
 export function planOf(winningPlan: unknown, query: CompiledQuery): QueryPlan {
   const indexes = new Set<string>();
   let collectionScan = false;
   let memorySort = false;
-  const visit = (node: unknown): void => {
-    if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      node.forEach(visit);
+  const visit = (value: unknown): void => {
+    if (value === null || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      value.forEach(visit);
       return;
     }
-    const stage = (node as { stage?: unknown }).stage;
-    const indexName = (node as { indexName?: unknown }).indexName;
-    if (typeof indexName === 'string') indexes.add(indexName);
-    if (stage === 'COLLSCAN') collectionScan = true;
+    const node = value as Record<string, unknown>;
+    const stage = node.stage;
+    if (typeof node.indexName === 'string') indexes.add(node.indexName);
+    else if (stage === 'IDHACK' || (typeof stage === 'string' && stage.startsWith('EXPRESS_'))) indexes.add('_id_');
+    if (stage === 'COLLSCAN' || (stage === 'IXSCAN' && scansWholeCollection(node))) collectionScan = true;
     if (stage === 'SORT') memorySort = true;
-    for (const value of Object.values(node)) if (value !== null && typeof value === 'object') visit(value);
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') visit(child);
   };
   visit(winningPlan);
   const sorted = query.sort !== undefined && query.sort.length > 0;
