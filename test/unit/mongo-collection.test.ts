@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { indexes } from '../../indexes/index.js';
 import {
   DuplicateKeyError,
+  ResultTooLargeError,
   StorageUnavailableError,
   StorageWriteUnconfirmedError,
   UnsupportedQueryError,
@@ -128,6 +129,14 @@ describe('mongodb collection', () => {
     await expect(refused.distinct('parent', {})).rejects.toThrow(
       'MongoDB tags.distinct failed (MongoServerError, code 2, BadValue)',
     );
+  });
+
+  it('distinct past the 16 MB reply (code 17217) is ResultTooLargeError, which services refuse by parameter', async () => {
+    const tooBig = new MongoServerError({ code: 17217, errmsg: 'distinct too big, 16mb cap' } as never);
+    const { collection } = fakeCollection({ distinct: vi.fn(() => Promise.reject(tooBig)) });
+    const failure = collection.distinct('venueId', {});
+    await expect(failure).rejects.toBeInstanceOf(ResultTooLargeError);
+    await expect(failure).rejects.toMatchObject({ cause: tooBig });
   });
 
   it('countValues sends $match, a per-document set of values, $unwind and $group with the server time limit', async () => {

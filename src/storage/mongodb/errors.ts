@@ -20,8 +20,11 @@ import {
   MongoWriteConcernError,
   type WriteError,
 } from 'mongodb';
-import { ApiError, DuplicateKeyError, StorageUnavailableError, StorageWriteUnconfirmedError } from '../../errors.js';
+import { ApiError, DuplicateKeyError, ResultTooLargeError, StorageUnavailableError, StorageWriteUnconfirmedError } from '../../errors.js';
 import { type IndexDefinition, type InsertManyFailure } from '../port.js';
+
+/** `distinct` whose values do not fit in one 16 MB reply ("distinct too big, 16mb cap"). */
+const DISTINCT_TOO_BIG = 17217;
 
 /** 11000 DuplicateKey; 11001 and 12582 are its legacy forms (old servers, mongos). */
 const DUPLICATE_KEY_CODES = new Set([11000, 11001, 12582]);
@@ -234,6 +237,11 @@ export function translateMongoError(
       const duplicate = new DuplicateKeyError(index);
       duplicate.cause = error;
       return duplicate;
+    }
+    if (error.code === DISTINCT_TOO_BIG) {
+      const tooLarge = new ResultTooLargeError();
+      tooLarge.cause = error;
+      return tooLarge;
     }
     const wrapped = error instanceof MongoBulkWriteError ? bulkCause(error) : undefined;
     if (writeConcernFailed(error) || (wrapped !== undefined && writeConcernFailed(wrapped))) {
