@@ -160,14 +160,12 @@ const CURRENT_WORDING = /duplicate key error collection: .*? index: (.+?)(?: col
 /** Old servers (the 2.x series): `E11000 duplicate key error index: <db>.<collection>.$<name>  dup key: { : "a" }`. */
 const LEGACY_WORDING = /duplicate key error index: [^$]*\.\$(.+?)\s+dup key: /s;
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Whether `message` names the index `name` in either wording, delimited on both sides. */
 function messageNames(message: string, name: string): boolean {
   if (message.includes(` index: ${name} dup key: `) || message.includes(` index: ${name} collation: {`)) return true;
-  return new RegExp(`duplicate key error index: [^$]*\\.\\$${escapeRegExp(name)}\\s+dup key: `).test(message);
+  if (!message.includes('duplicate key error index: ')) return false;
+  const at = message.indexOf(`.$${name}`);
+  return at >= 0 && /^\s+dup key: /.test(message.slice(at + name.length + 2));
 }
 
 /**
