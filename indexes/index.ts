@@ -1,6 +1,7 @@
 import { type IndexSet } from '../src/storage/port.js';
 import { categoryIndexes } from './categories.js';
 import { eventIndexes } from './events.js';
+import { idempotencyIndexes } from './idempotency.js';
 import { organizerIndexes } from './organizers.js';
 import { tagIndexes } from './tags.js';
 import { venueIndexes } from './venues.js';
@@ -12,4 +13,5 @@ export const indexes: IndexSet = {
   organizers: organizerIndexes,
   categories: categoryIndexes,
   tags: tagIndexes,
+  idempotency: idempotencyIndexes,
 };

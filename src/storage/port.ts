@@ -116,16 +116,45 @@ export interface TermDoc {
 export type CategoryDoc = TermDoc;
 export type TagDoc = TermDoc;
 
+/**
+ * A create sent with an `Idempotency-Key` header (src/services/idempotency.ts). The key itself is
+ * never stored: `_id` is the first 52 bits of `keyHash` (a safe integer, as the port wants), and
+ * `keyHash` is kept whole so that two keys sharing those bits are told apart.
+ */
+export interface IdempotencyDoc {
+  _id: number;
+  /** SHA-256 (hex) of the caller's credential scope and the key. */
+  keyHash: string;
+  /** SHA-256 (hex) of the method, the route and the canonical JSON of the body. */
+  requestHash: string;
+  /** `done` once a success was stored; `pending` while (or after) an attempt runs without one. */
+  state: 'pending' | 'done';
+  /** The id the create stores its resource under, reserved before the first attempt. */
+  reservedId: number;
+  /** Bumped by every claim of the record: writes conditioned on it act only for the claim they hold. */
+  attempts: number;
+  /** An attempt runs until this instant; past it the record may be claimed again. */
+  lockedUntil: Date;
+  /** Whether an attempt ended without a known outcome (a 5xx): its write may exist under `reservedId`. */
+  uncertain: boolean;
+  /** The stored success (`done`): status and the response body as sent. */
+  status: number | null;
+  body: string | null;
+  /** Start of the record's 24-hour window (a TTL index on MongoDB). */
+  createdAt: Date;
+}
+
 export interface DocumentTypes {
   events: EventDoc;
   venues: VenueDoc;
   organizers: OrganizerDoc;
   categories: CategoryDoc;
   tags: TagDoc;
+  idempotency: IdempotencyDoc;
 }
 
 export type CollectionName = keyof DocumentTypes;
-export const COLLECTION_NAMES = ['events', 'venues', 'organizers', 'categories', 'tags'] as const satisfies readonly CollectionName[];
+export const COLLECTION_NAMES = ['events', 'venues', 'organizers', 'categories', 'tags', 'idempotency'] as const satisfies readonly CollectionName[];
 
 /** Two id sequences, like WordPress: posts (events, venues, organizers) and terms (categories, tags). */
 export type SequenceName = 'posts' | 'terms';
@@ -226,6 +255,12 @@ export interface IndexDefinition {
   default_language?: 'english';
   /** 2dsphere index version (3 is current). */
   '2dsphereIndexVersion'?: 3;
+  /**
+   * A TTL index (one Date field): MongoDB deletes a document this many seconds after that date.
+   * The embedded engine has no TTL monitor and builds the index as a plain one; what a TTL
+   * index expires must be treated as absent by its readers anyway (MongoDB deletes late).
+   */
+  expireAfterSeconds?: number;
 }
 
 export type IndexSet = { [K in CollectionName]: IndexDefinition[] };
@@ -337,6 +372,7 @@ export interface Storage {
   readonly organizers: Collection<OrganizerDoc>;
   readonly categories: Collection<CategoryDoc>;
   readonly tags: Collection<TagDoc>;
+  readonly idempotency: Collection<IdempotencyDoc>;
   /**
    * Reserves `count` (default 1) consecutive ids of a sequence and returns the first (atomic; never
    * reused). A bulk write reserves its ids in one call: one round trip instead of one per record.

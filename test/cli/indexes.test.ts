@@ -19,6 +19,7 @@ function asListed(def: IndexDefinition): ListedIndex {
       key: def.key,
       name: def.name,
       ...(def.unique ? { unique: true } : {}),
+      ...(def.expireAfterSeconds !== undefined ? { expireAfterSeconds: def.expireAfterSeconds } : {}),
       ...(Object.values(def.key).includes('2dsphere') ? { '2dsphereIndexVersion': 3 } : {}),
     };
   }
@@ -74,6 +75,11 @@ describe('index comparison', () => {
     expect(indexDifferences(slug, { v: 2, key: { slug: -1 }, name: 'events_slug_unique', unique: true })).toEqual(['key: indexes/ {slug: 1}, database {slug: -1}']);
     expect(indexDifferences(slug, { v: 2, key: { slug: 1 }, name: 'events_slug_unique', unique: true, sparse: true })).toEqual(['sparse: indexes/ none, database true']);
     expect(indexDifferences(slug, { v: 2, key: { slug: 1 }, name: 'events_slug_unique', unique: true, background: true })).toEqual([]);
+
+    const ttl = indexes.idempotency.find((d) => d.expireAfterSeconds !== undefined) as IndexDefinition;
+    expect(indexDifferences(ttl, asListed(ttl))).toEqual([]);
+    expect(indexDifferences(ttl, { ...asListed(ttl), expireAfterSeconds: 3600 })).toEqual([`expireAfterSeconds: indexes/ ${ttl.expireAfterSeconds}, database 3600`]);
+    expect(indexDifferences(ttl, { v: 2, key: ttl.key, name: ttl.name })).toEqual([`expireAfterSeconds: indexes/ ${ttl.expireAfterSeconds}, database none`]);
 
     const text = indexes.events.find((d) => d.name === 'events_text') as IndexDefinition;
     const listed = asListed(text);

@@ -18,7 +18,7 @@ import {
   DataDirectoryLockedError,
   type DurableStorage,
 } from '../../src/storage/durable/index.js';
-import { frame } from '../../src/storage/durable/record.js';
+import { FORMAT, frame, READABLE_FORMATS } from '../../src/storage/durable/record.js';
 import { makeCategoryDoc, makeEventDoc, makeOrganizerDoc, makeTagDoc, makeVenueDoc, point } from '../helpers/factories.js';
 import { crashImage, deadPid, dump, makeTempDir, open, recordingLog, removeDir } from './helpers.js';
 import { seed } from '../cli/seed-fixtures.js';
@@ -376,7 +376,7 @@ describe('durable storage: damaged logs', () => {
     await expect(open(crashed)).rejects.toThrow(/not the newest log, so this is not a torn append/);
   });
 
-  it('reads a format-1 directory (ISO dates) and writes on in a new format-2 log, leaving the old one as it was', async () => {
+  it('reads a format-1 directory (ISO dates) and writes on in a new log of the current format, leaving the old one as it was', async () => {
     const dir = await tempDir();
     const old = [
       ['wal', 1, 1],
@@ -397,7 +397,7 @@ describe('durable storage: damaged logs', () => {
     expect(await walFiles(dir)).toEqual(['wal-00000001.log', 'wal-00000002.log']);
     expect(await readFile(join(dir, 'wal-00000001.log'))).toEqual(oldBytes);
     const newLog = (await readFile(join(dir, 'wal-00000002.log'), 'utf8')).split('\n');
-    expect(newLog[0]).toMatch(/ \["wal",2,2\]$/);
+    expect(newLog[0]).toMatch(new RegExp(` \\["wal",${FORMAT},2\\]$`));
     expect(newLog.join('\n')).toContain('"startUtc":{"$date":1925089445006}');
 
     const reopened = await openTracked(dir);
@@ -407,8 +407,8 @@ describe('durable storage: damaged logs', () => {
 
   it('refuses a log of a format it does not know', async () => {
     const dir = await tempDir();
-    await writeFile(join(dir, 'wal-00000001.log'), frame(JSON.stringify(['wal', 3, 1])));
-    await expect(open(dir)).rejects.toThrow(/wal-00000001\.log is in format 3; this version reads 1 and 2/);
+    await writeFile(join(dir, 'wal-00000001.log'), frame(JSON.stringify(['wal', FORMAT + 1, 1])));
+    await expect(open(dir)).rejects.toThrow(`wal-00000001.log is in format ${FORMAT + 1}; this version reads ${READABLE_FORMATS.join(', ')}`);
   });
 
   it('refuses a missing log generation', async () => {

@@ -562,6 +562,7 @@ function createDurable(parts: DurableParts): DurableStorage {
     organizers: wrapCollection('organizers', inner.organizers),
     categories: wrapCollection('categories', inner.categories),
     tags: wrapCollection('tags', inner.tags),
+    idempotency: wrapCollection('idempotency', inner.idempotency),
     async nextId(sequence, count = 1) {
       assertUsable();
       assertIdCount(count);
@@ -588,6 +589,7 @@ function createDurable(parts: DurableParts): DurableStorage {
         organizers: wrapCollection('organizers', inner.organizers, true),
         categories: wrapCollection('categories', inner.categories, true),
         tags: wrapCollection('tags', inner.tags, true),
+        idempotency: wrapCollection('idempotency', inner.idempotency, true),
       };
       return {
         storage: view,

@@ -25,12 +25,13 @@ import { isPlainObject } from '../embedded/bson.js';
 import { isTagKey, NEWLINE, RecordEncoder, Unstorable } from './record-encoder.js';
 
 /** Bumped when the record format changes incompatibly: written in new files; an older version refuses them. */
-export const FORMAT = 2;
+export const FORMAT = 3;
 /**
  * Formats this version reads: 1 wrote a Date as an ISO string, 2 as milliseconds (an older version
- * would read those as invalid dates, hence the bump).
+ * would read those as invalid dates, hence the bump), 3 may hold records of the `idempotency`
+ * collection (an older version would take the first one for a corrupt record and cut the log there).
  */
-export const READABLE_FORMATS: readonly number[] = [1, 2];
+export const READABLE_FORMATS: readonly number[] = [1, 2, 3];
 
 export type StoredDocument = { _id: number } & Record<string, unknown>;
 

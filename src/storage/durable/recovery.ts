@@ -60,7 +60,7 @@ async function cutTail(dir: string, name: string, scan: ScanResult): Promise<str
 }
 
 function checkFormat(name: string, format: number): void {
-  if (!READABLE_FORMATS.includes(format)) throw new DataDirectoryCorruptError(`${name} is in format ${format}; this version reads ${READABLE_FORMATS.join(' and ')}`);
+  if (!READABLE_FORMATS.includes(format)) throw new DataDirectoryCorruptError(`${name} is in format ${format}; this version reads ${READABLE_FORMATS.join(', ')}`);
 }
 
 export async function recover(dir: string): Promise<RecoveredState> {

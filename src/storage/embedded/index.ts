@@ -9,6 +9,7 @@ import {
   type CategoryDoc,
   type CollectionName,
   type EventDoc,
+  type IdempotencyDoc,
   type IndexSet,
   type OrganizerDoc,
   type SequenceName,
@@ -37,12 +38,14 @@ export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage 
   const organizers = open<OrganizerDoc>('organizers');
   const categories = open<CategoryDoc>('categories');
   const tags = open<TagDoc>('tags');
+  const idempotency = open<IdempotencyDoc>('idempotency');
   const collections: Record<CollectionName, EmbeddedCollection<{ _id: number }>> = {
     events,
     venues,
     organizers,
     categories,
     tags,
+    idempotency,
   };
   const sequences = new Map<SequenceName, number>();
 
@@ -54,6 +57,7 @@ export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage 
     organizers,
     categories,
     tags,
+    idempotency,
     async nextId(sequence, count = 1) {
       assertOpen();
       assertIdCount(count);

@@ -70,6 +70,7 @@ function normalizeWanted(def: IndexDefinition): Normalized {
   const options: Record<string, unknown> = {};
   if (def.unique) options.unique = true;
   if (def['2dsphereIndexVersion'] !== undefined) options['2dsphereIndexVersion'] = def['2dsphereIndexVersion'];
+  if (def.expireAfterSeconds !== undefined) options.expireAfterSeconds = def.expireAfterSeconds;
   if (!entries.some(([, v]) => isText(v))) return { key: entries, options };
   const key: Array<[string, unknown]> = [];
   const weights: Record<string, number> = {};

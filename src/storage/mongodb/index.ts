@@ -111,6 +111,7 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
     organizers: collection('organizers'),
     categories: collection('categories'),
     tags: collection('tags'),
+    idempotency: collection('idempotency'),
 
     nextId,
 
