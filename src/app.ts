@@ -9,6 +9,7 @@ import { type Config } from './config.js';
 import { ApiError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
+import { installIdempotency } from './plugins/idempotency.js';
 import { installRateLimit } from './plugins/rate-limit.js';
 import { NO_ROUTE, clientErrorHandler, installErrorHandling, toErrorResponse } from './plugins/error-handler.js';
 import { buildSharedSerializer } from './plugins/serialization.js';
@@ -26,6 +27,7 @@ import { organizerRouteOptions, organizerRoutes } from './routes/organizers.js';
 import { tagRouteOptions, tagRoutes } from './routes/tags.js';
 import { venueRouteOptions, venueRoutes } from './routes/venues.js';
 import { createEventsService } from './services/events.js';
+import { createIdempotencyService } from './services/idempotency.js';
 import { createOrganizersService } from './services/organizers.js';
 import { createTermsService } from './services/terms.js';
 import { createVenuesService } from './services/venues.js';
@@ -39,6 +41,11 @@ export interface AppOptions {
   storage: Storage;
   /** A pino logger or Fastify logger options; false silences the app (tests). */
   logger?: FastifyBaseLogger | FastifyServerOptions['logger'];
+  /**
+   * The clock of the services (publication dates, the Idempotency-Key window); the system clock
+   * when absent. Tests pass one to move time on without waiting.
+   */
+  now?: () => Date;
 }
 
 /** The language roots (design §4): routes, parameters and defaults are identical under each. */
@@ -62,7 +69,7 @@ export function findOperatorKey(value: unknown, path: string[] = [], depth = 0):
   return null;
 }
 
-export function buildApp({ config, storage: rawStorage, logger }: AppOptions): FastifyInstance {
+export function buildApp({ config, storage: rawStorage, logger, now }: AppOptions): FastifyInstance {
   // Reliability (issue 10): every storage call has a deadline (STORAGE_TIMEOUT_MS) → 503, never a hang.
   const storage = withStorageDeadline(rawStorage, config.storageTimeoutMs);
   const loggerOptions =
@@ -149,8 +156,9 @@ export function buildApp({ config, storage: rawStorage, logger }: AppOptions): F
     app.register(cors, {
       origin: config.corsOrigins.includes('*') ? '*' : [...config.corsOrigins],
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowedHeaders: ['Authorization', 'Content-Type'],
-      exposedHeaders: ['X-TEC-Total', 'X-TEC-TotalPages', 'Link'],
+      // A browser client may send Idempotency-Key and read whether a create was a replay.
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+      exposedHeaders: ['X-TEC-Total', 'X-TEC-TotalPages', 'Link', 'Idempotent-Replayed'],
       maxAge: 600,
     });
   }
@@ -161,12 +169,21 @@ export function buildApp({ config, storage: rawStorage, logger }: AppOptions): F
     if (key !== null) throw invalidParam(key, `${key} is not a valid parameter name.`);
   });
 
-  const linkedDeps = { storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax };
+  const linkedDeps = { storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax, now };
   const venues = createVenuesService(linkedDeps);
   const organizers = createOrganizersService(linkedDeps);
-  const categories = createTermsService('categories', { storage, perPageMax: config.perPageMax });
-  const tags = createTermsService('tags', { storage, perPageMax: config.perPageMax });
-  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax, geolocEnabled: config.geolocEnabled, venues, organizers, categories, tags });
+  const categories = createTermsService('categories', { storage, perPageMax: config.perPageMax, now });
+  const tags = createTermsService('tags', { storage, perPageMax: config.perPageMax, now });
+  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax, geolocEnabled: config.geolocEnabled, venues, organizers, categories, tags, now });
+  // Idempotency-Key on the create routes: installed before any route is registered (an onRoute
+  // hook). An attempt holds its key for at most the request timeout.
+  const idempotency = createIdempotencyService({
+    storage,
+    lockMs: config.requestTimeoutMs,
+    now,
+    onSweepError: (error) => app.log.warn({ err: error }, 'idempotency: sweeping expired records failed'),
+  });
+  installIdempotency(app, idempotency);
   app.register(healthRoutes, { storage });
   // Discovery and documentation (issue 8): the index, /doc and the UI are built from the routes
   // as registered, collected before any of them is registered.

@@ -126,6 +126,29 @@ export class StorageWriteUnconfirmedError extends ApiError {
 }
 
 /**
+ * 422 `rest_idempotency_key_mismatch`: an Idempotency-Key already used for another request
+ * (method, path or body) of the same caller within its 24 hours. A new request needs a new key.
+ */
+export class IdempotencyKeyMismatchError extends ApiError {
+  constructor() {
+    super(
+      422,
+      'rest_idempotency_key_mismatch',
+      'This Idempotency-Key was already used for a different request (method, path or body) within the last 24 hours; send a new key for a new request.',
+    );
+  }
+}
+
+/** 409 `rest_idempotency_in_progress`: a request with this Idempotency-Key is still running; Retry-After says when it may be sent again. */
+export class IdempotencyInProgressError extends ApiError {
+  constructor(retryAfterSeconds: number) {
+    super(409, 'rest_idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry after the time given in Retry-After.', {}, {
+      'retry-after': String(Math.max(1, retryAfterSeconds)),
+    });
+  }
+}
+
+/**
  * Thrown by a storage engine for a query it does not execute the way MongoDB would.
  * It is a programming error (the compiler emitted something unsupported), hence a 500.
  */

@@ -88,6 +88,7 @@ const ERROR_RESPONSE_NAMES: Readonly<Record<number, string>> = {
   410: 'Gone',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
+  422: 'UnprocessableContent',
   429: 'TooManyRequests',
   500: 'InternalError',
   503: 'ServiceUnavailable',
@@ -171,7 +172,7 @@ export function operationName(path: string, method: string): OperationName {
 
 /** Which declared error codes an operation can really answer. */
 function codeApplies(code: number, method: string): boolean {
-  if (code === 409 || code === 413 || code === 415) return BODY_METHODS.has(method);
+  if (code === 409 || code === 413 || code === 415 || code === 422) return BODY_METHODS.has(method);
   if (code === 410) return method === 'DELETE';
   return true;
 }
@@ -201,9 +202,12 @@ interface Builder {
 
 function parametersOf(route: CatalogRoute, b: Builder): JsonObject[] {
   const parameters: JsonObject[] = [];
+  // Header parameters are documented as the schema spells them (`Idempotency-Key`); Fastify
+  // validates them case-insensitively.
   for (const [location, part] of [
     ['path', route.schema.params],
     ['query', route.schema.querystring],
+    ['header', route.schema.headers],
   ] as const) {
     const { properties = {}, required = [] } = (part ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
     for (const [name, prop] of Object.entries(properties)) {

@@ -23,11 +23,17 @@ declare module 'fastify' {
 // Hashing first gives equal-length buffers, so the comparison time does not depend on the input.
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
+/** The token of a well-formed `Authorization: Bearer <token>` header; null otherwise. */
+export function presentedToken(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  return /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(header)?.[1] ?? null;
+}
+
 export function authenticate(header: string | undefined, tokens: readonly ApiToken[]): Caller | null | 'invalid' {
   if (header === undefined) return null;
-  const match = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(header);
-  if (!match) return 'invalid';
-  const presented = digest(match[1] as string);
+  const token = presentedToken(header);
+  if (token === null) return 'invalid';
+  const presented = digest(token);
   let found: ApiToken | undefined;
   for (const t of tokens) {
     // Every token is compared, whether or not an earlier one matched.

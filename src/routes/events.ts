@@ -59,9 +59,10 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
 
   app.post(
     '/events',
-    { config: { access: 'write' }, preValidation: stripGenerated, schema: { body: EventCreateSchema, response: { 201: EventResponseSchema, ...ErrorResponses } } },
+    // `idempotency`: honours Idempotency-Key (src/plugins/idempotency.ts), creating under request.reservedId.
+    { config: { access: 'write', idempotency: 'posts' }, preValidation: stripGenerated, schema: { body: EventCreateSchema, response: { 201: EventResponseSchema, ...ErrorResponses } } },
     async (request, reply) => {
-      const result = await events.create(request.body, request.caller!);
+      const result = await events.create(request.body, request.caller!, request.reservedId ?? undefined);
       return reply.code(201).send(present(request, result));
     },
   );

@@ -53,9 +53,10 @@ export function linkedPostRoutes<D extends LinkedPostDoc>(): FastifyPluginAsyncT
 
     app.post(
       `/${path}`,
-      { config: { access: 'write' }, preValidation: stripGenerated, schema: { body: schemas.create, response: { 201: schemas.response, ...ErrorResponses } } },
+      // `idempotency`: honours Idempotency-Key (src/plugins/idempotency.ts), creating under request.reservedId.
+      { config: { access: 'write', idempotency: 'posts' }, preValidation: stripGenerated, schema: { body: schemas.create, response: { 201: schemas.response, ...ErrorResponses } } },
       async (request, reply) => {
-        const { doc } = await service.create(bodyOf(request), request.caller!);
+        const { doc } = await service.create(bodyOf(request), request.caller!, request.reservedId ?? undefined);
         return reply.code(201).send(present(request, doc));
       },
     );

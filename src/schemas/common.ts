@@ -109,6 +109,15 @@ export const ImageOrFalseSchema = Type.Union([ImageSchema, Type.Literal(false)])
 /** An always-empty JSON array (PHP's empty array), e.g. `custom_fields`, `meta`. */
 export const EmptyArraySchema = Type.Array(Type.Unknown(), { maxItems: 0 });
 
+/**
+ * The Idempotency-Key request header of the create routes (src/plugins/idempotency.ts checks it
+ * first, so a bad key is answered naming the header).
+ */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+export const IdempotencyHeadersSchema = Type.Object({
+  'Idempotency-Key': Type.Optional(Type.String({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x21-\\x7E]+$', ...i18n('header.idempotencyKey') })),
+});
+
 export const ErrorResponses = {
   400: ErrorResponseSchema,
   401: ErrorResponseSchema,

@@ -656,10 +656,10 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   // (src/cli) calls these directly, so a bulk load does not recount terms after every record.
 
   /** A new event's document, every value and reference checked and nested records created; not stored yet. */
-  async function prepareCreate(input: EventCreate, caller: Caller): Promise<EventDoc> {
+  async function prepareCreate(input: EventCreate, caller: Caller, reservedId?: number): Promise<EventDoc> {
     const { set, links } = await resolve(input, null, caller);
     await commitLinks(set, links, caller);
-    return newEventDoc(await storage.nextId('posts'), input, set);
+    return newEventDoc(reservedId ?? (await storage.nextId('posts')), input, set);
   }
 
   /**
@@ -706,8 +706,22 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     };
   }
 
-  async function createDoc(input: EventCreate, caller: Caller): Promise<EventDoc> {
-    const stored = await insertWithUniqueSlug(await prepareCreate(input, caller));
+  /**
+   * `reservedId` (an Idempotency-Key's create, src/services/idempotency.ts): the id to store the
+   * event under, reserved before the first attempt. An event already stored under it was stored by
+   * an earlier attempt of the same request, so it is the answer, not a reason to create another
+   * (nested venues, organizers and terms an attempt created are found again by name).
+   */
+  async function createDoc(input: EventCreate, caller: Caller, reservedId?: number): Promise<EventDoc> {
+    let stored = reservedId === undefined ? null : await storage.events.findById(reservedId);
+    try {
+      stored ??= await insertWithUniqueSlug(await prepareCreate(input, caller, reservedId));
+    } catch (err) {
+      // The earlier attempt's insert landed after the look-up above.
+      stored = reservedId !== undefined && err instanceof DuplicateKeyError && err.index === '_id_' ? await storage.events.findById(reservedId) : null;
+      if (stored === null) throw err;
+    }
+    // Also after an earlier attempt's insert: that attempt may have ended before telling the terms.
     termsChanged();
     return stored;
   }
@@ -924,8 +938,9 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       return { doc: asSeen(doc, now()), relations: await relationsOf(doc, options.caller) };
     },
 
-    async create(input: EventCreate, caller: Caller) {
-      const stored = await createDoc(input, caller);
+    /** `reservedId`: see createDoc. */
+    async create(input: EventCreate, caller: Caller, reservedId?: number) {
+      const stored = await createDoc(input, caller, reservedId);
       return { doc: stored, relations: await relationsOf(stored, caller) };
     },
 

@@ -192,12 +192,12 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
    * fields). Race-free: identical names derive the same slug, so of two concurrent creates one
    * insert fails on the unique slug index and then finds the other's record.
    */
-  async function commitCreate(set: Partial<D>, caller: Caller, description: string | undefined): Promise<{ doc: D; created: boolean }> {
+  async function commitCreate(set: Partial<D>, caller: Caller, description: string | undefined, reservedId?: number): Promise<{ doc: D; created: boolean }> {
     const nameKey = set.nameKey as string;
     const existing = await findDuplicate(nameKey, description);
     if (existing) return { doc: await applyUpdate(existing, forDuplicate(existing, set)), created: false };
 
-    const id = await storage.nextId('posts');
+    const id = reservedId ?? (await storage.nextId('posts'));
     // The fallback (a name without a Latin slug) must also be the same for identical names, or
     // two concurrent creates would not collide on the slug index and both be inserted.
     const base = slugFrom(set.name as string, `${def.kind}-${createHash('sha256').update(nameKey).digest('hex').slice(0, 12)}`);
@@ -299,12 +299,25 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
       return asSeen(doc, now());
     },
 
-    /** Validates a whole body (top-level create) and creates or de-duplicates. */
-    async create(input: I & { [name: string]: unknown }, caller: Caller) {
+    /**
+     * Validates a whole body (top-level create) and creates or de-duplicates. `reservedId` (an
+     * Idempotency-Key's create, src/services/idempotency.ts): the id to create under; a record
+     * already stored under it was stored by an earlier attempt of the same request, and is the answer.
+     */
+    async create(input: I & { [name: string]: unknown }, caller: Caller, reservedId?: number) {
+      const earlier = reservedId === undefined ? null : await collection.findById(reservedId);
+      if (earlier) return { doc: earlier, created: false };
       const errors = new ParamErrors();
       const set = prepare(input, null, errors);
       if (!errors.empty) throw new InvalidParamsError(errors.params);
-      return commitCreate(set, caller, input.description);
+      try {
+        return await commitCreate(set, caller, input.description, reservedId);
+      } catch (err) {
+        // The earlier attempt's insert landed after the look-up above.
+        const landed = reservedId !== undefined && err instanceof DuplicateKeyError && err.index === '_id_' ? await collection.findById(reservedId) : null;
+        if (landed) return { doc: landed, created: false };
+        throw err;
+      }
     },
 
     /** Second half of a nested create: `set` came from `prepare` without errors. */

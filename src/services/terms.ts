@@ -147,8 +147,8 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
   }
 
   /** Inserts with a unique slug (`-2`, `-3`…); a name clash is `term_exists`, race-free by index. */
-  async function insert(fields: Omit<TermDoc, '_id' | 'slug'>, slugBase: string): Promise<TermDoc> {
-    const id = await storage.nextId('terms');
+  async function insert(fields: Omit<TermDoc, '_id' | 'slug'>, slugBase: string, reservedId?: number): Promise<TermDoc> {
+    const id = reservedId ?? (await storage.nextId('terms'));
     const base = slugFrom(slugBase, `${kind}-${id}`);
     for (let attempt = 1; attempt <= MAX_SLUG_ATTEMPTS + 1; attempt++) {
       const doc: TermDoc = { _id: id, ...fields, slug: attempt > MAX_SLUG_ATTEMPTS ? `${base}-${id}` : slugCandidate(base, attempt) };
@@ -174,7 +174,14 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       return { doc, count: (await counts()).get(id) ?? 0 };
     },
 
-    async create(input: TermInput & { name: string }) {
+    /**
+     * `reservedId` (an Idempotency-Key's create, src/services/idempotency.ts): the id to create
+     * under; a term already stored under it was stored by an earlier attempt of the same request,
+     * and is the answer (its name would otherwise make the retry a term_exists).
+     */
+    async create(input: TermInput & { name: string }, reservedId?: number) {
+      const earlier = reservedId === undefined ? null : await collection.findById(reservedId);
+      if (earlier) return { doc: earlier, count: (await counts()).get(earlier._id) ?? 0 };
       const errors = new ParamErrors();
       const parent = input.parent === undefined ? 0 : await resolveParent(input.parent, null, errors);
       if (!errors.empty || parent === undefined) throw new InvalidParamsError(errors.params);
@@ -182,8 +189,18 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       if (name === '') throw new InvalidParamsError({ name: 'name must not be empty.' });
       const existing = await findByName(name, parent);
       if (existing) throw termExists(existing);
-      const doc = await insert({ name, nameKey: name.toLowerCase(), description: input.description ?? '', parent }, input.slug ?? name);
-      return { doc, count: 0 };
+      try {
+        const doc = await insert({ name, nameKey: name.toLowerCase(), description: input.description ?? '', parent }, input.slug ?? name, reservedId);
+        return { doc, count: 0 };
+      } catch (err) {
+        // The earlier attempt's insert landed after the look-up above: this one then clashes with
+        // it on the id or the name. Any other failure stands, even when the insert is visible (a
+        // write that was not confirmed is no success).
+        const clash = err instanceof DuplicateKeyError || (err instanceof ApiError && err.code === 'term_exists');
+        const landed = reservedId !== undefined && clash ? await collection.findById(reservedId) : null;
+        if (landed) return { doc: landed, count: 0 };
+        throw err;
+      }
     },
 
     async update(id: number, input: TermInput) {

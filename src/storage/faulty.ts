@@ -6,7 +6,7 @@
  * - `createFaultyStorage` (tests): injects faults into any engine — connection loss, failing the
  *   n-th call, calls that never settle, slow calls, and writes that succeed but report a failure.
  */
-import { StorageUnavailableError } from '../errors.js';
+import { StorageUnavailableError, StorageWriteUnconfirmedError } from '../errors.js';
 import { COLLECTION_NAMES, type Collection, type CollectionName, type Storage } from './port.js';
 
 type AnyCollection = Collection<{ _id: number }>;
@@ -87,7 +87,9 @@ export type FaultKind =
   /** Answer correctly after `delayMs`. */
   | 'slow'
   /** Let the call reach storage and succeed, then throw StorageUnavailableError (unknown outcome). */
-  | 'lost-ack';
+  | 'lost-ack'
+  /** Let the call reach storage and succeed, then throw StorageWriteUnconfirmedError (a write-concern timeout). */
+  | 'unconfirmed';
 
 export interface FaultPlan {
   kind: FaultKind;
@@ -142,6 +144,9 @@ export function createFaultyStorage(inner: Storage, initial: FaultPlan | null = 
       case 'lost-ack':
         await call();
         throw new StorageUnavailableError();
+      case 'unconfirmed':
+        await call();
+        throw new StorageWriteUnconfirmedError();
     }
   });
   const controls = {

@@ -43,8 +43,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The app on a fresh storage of `engine`; `onRoute` sees every route as it is registered. */
-export async function openTestApp(engine: EngineUnderTest, env: Record<string, string> = {}, onRoute?: (route: RouteOptions) => void): Promise<TestApp> {
+/**
+ * The app on a fresh storage of `engine`; `onRoute` sees every route as it is registered; `now`
+ * replaces the services' clock (buildApp's `now`).
+ */
+export async function openTestApp(
+  engine: EngineUnderTest,
+  env: Record<string, string> = {},
+  onRoute?: (route: RouteOptions) => void,
+  now?: () => Date,
+): Promise<TestApp> {
   const config = loadConfig({
     API_TOKENS: `editor:${EDITOR_TOKEN},viewer:${VIEWER_TOKEN}:${VIEWER_AUTHOR_ID}`,
     SITE_TIMEZONE: 'UTC',
@@ -56,7 +64,7 @@ export async function openTestApp(engine: EngineUnderTest, env: Record<string, s
     ...env,
   });
   const storage = await engine.open();
-  const app = buildApp({ config, storage, logger: false });
+  const app = buildApp({ config, storage, logger: false, now });
   if (onRoute) app.addHook('onRoute', onRoute);
   try {
     await app.ready();
