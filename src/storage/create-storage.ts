@@ -59,6 +59,7 @@ export async function createStorage(
       dbName: config.mongodbDb,
       indexes,
       reason,
+      log,
       ...(overrides.mongoTimeouts ? { timeouts: overrides.mongoTimeouts } : {}),
     });
 
@@ -80,6 +81,7 @@ export async function createStorage(
         dbName: config.mongodbDb,
         indexes,
         reason,
+        log,
         onClose: () => server.stop(),
         ...(overrides.mongoTimeouts ? { timeouts: overrides.mongoTimeouts } : {}),
       });

@@ -2,10 +2,9 @@
  * The MongoDB engine (design §3): the only module tree that imports `mongodb` at run time.
  * Everything it returns speaks the port's types; driver errors are translated in ./errors.ts.
  */
-import { MongoClient, type MongoClientOptions } from 'mongodb';
+import { type Db, MongoClient, type MongoClientOptions, MongoServerError } from 'mongodb';
 import { StorageUnavailableError } from '../../errors.js';
 import {
-  COLLECTION_NAMES,
   type CollectionName,
   type DocumentTypes,
   type IndexSet,
@@ -14,6 +13,7 @@ import {
 import { createMongoCollection, type StoredDocument } from './collection.js';
 import { type CounterDoc, createSequences } from './counters.js';
 import { guarded, translateMongoError } from './errors.js';
+import { describeDroppedConflict, type IndexTarget, type ListedIndex, prepareIndexSet } from './index-diff.js';
 
 export { translateMongoError } from './errors.js';
 
@@ -55,6 +55,8 @@ export interface MongoStorageOptions {
   timeouts?: Partial<MongoTimeouts>;
   /** Drop the whole database on close: for test harnesses that give each storage its own database. */
   dropDatabaseOnClose?: boolean;
+  /** Hears what ensureIndexes changed besides creating indexes (a conflicting index dropped). */
+  log?: { warn(msg: string): void };
 }
 
 export function mongoClientOptions(timeouts: MongoTimeouts): MongoClientOptions {
@@ -76,6 +78,41 @@ export function mongoClientOptions(timeouts: MongoTimeouts): MongoClientOptions 
     waitQueueTimeoutMS: timeouts.waitQueueMS,
     // socketTimeoutMS stays 0 (the driver's default): a socket timeout would also cut index
     // builds at start-up; a hung connection is interrupted when the monitor's heartbeat fails.
+  };
+}
+
+/** MongoDB's NamespaceNotFound: listing the indexes of a collection that does not exist yet. */
+const NAMESPACE_NOT_FOUND = 26;
+/** MongoDB's IndexNotFound: dropping an index another process has just dropped. */
+const INDEX_NOT_FOUND = 27;
+
+/** The indexes of a database as index-diff.ts reaches them; driver errors are translated here. */
+export function mongoIndexTarget(db: Pick<Db, 'collection'>): IndexTarget {
+  return {
+    list: (collection) =>
+      guarded(`${collection}.listIndexes`, async () => {
+        try {
+          return (await db.collection(collection).listIndexes().toArray()) as ListedIndex[];
+        } catch (error) {
+          if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return [];
+          throw error;
+        }
+      }),
+    create: (collection, definitions) =>
+      guarded(`${collection}.createIndexes`, async () => {
+        // The definitions are structurally the driver's IndexDescription (port.ts).
+        await db.collection(collection).createIndexes(definitions);
+      }),
+    drop: (collection, name) =>
+      guarded(`${collection}.dropIndex`, async () => {
+        try {
+          await db.collection(collection).dropIndex(name);
+        } catch (error) {
+          // Two instances starting together both drop the same conflicting index; the second finds it gone.
+          if (error instanceof MongoServerError && error.code === INDEX_NOT_FOUND) return;
+          throw error;
+        }
+      }),
   };
 }
 
@@ -116,16 +153,9 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
     nextId,
 
     async ensureIndexes() {
-      await Promise.all(
-        COLLECTION_NAMES.map((name) => {
-          const definitions = options.indexes[name];
-          if (definitions.length === 0) return Promise.resolve();
-          return guarded(`${name}.createIndexes`, async () => {
-            // The definitions are structurally the driver's IndexDescription (port.ts).
-            await db.collection(name).createIndexes(definitions);
-          });
-        }),
-      );
+      // Indexes not in indexes/ that would block a creation (a renamed index) are dropped first;
+      // a drop removes something indexes/ never named, so each one is logged as a warning.
+      await prepareIndexSet(mongoIndexTarget(db), options.indexes, (conflict) => options.log?.warn(describeDroppedConflict(conflict)));
     },
 
     async ping() {
