@@ -39,7 +39,17 @@ async function main(): Promise<void> {
     await storage.ensureIndexes();
     await seedIfEmpty({ storage, config, log: logger });
   } catch (err) {
-    logger.fatal({ err }, 'storage could not be prepared');
+    if (storage.engine === 'mongodb') {
+      // One line naming the server and the cause: a driver stack tells an operator nothing to act
+      // on, and driver messages may quote the URI. The module loads the driver, which this engine
+      // has loaded already (the embedded engine's start-up never loads it).
+      const { describeMongoFailure } = await import('./storage/mongodb/describe-failure.js');
+      // The in-memory server's URI is its own; MONGODB_URI does not name it.
+      const uri = config.storage === 'memory-server' ? null : config.mongodbUri;
+      logger.fatal(`storage could not be prepared: ${describeMongoFailure(err, uri)}`);
+    } else {
+      logger.fatal({ err }, 'storage could not be prepared');
+    }
     await storage.close().catch(() => undefined);
     process.exit(1);
   }

@@ -18,6 +18,7 @@
  */
 import { indexes as definedIndexes } from '../../indexes/index.js';
 import { type MongoTimeouts } from '../storage/mongodb/index.js';
+import { describeMongoFailure } from '../storage/mongodb/describe-failure.js';
 import { conflictReason, type IndexConflict } from '../storage/mongodb/index-diff.js';
 import { type IndexSyncMode, type IndexSyncReport, syncMongoIndexes } from '../storage/mongodb/index-sync.js';
 import { type IndexSet } from '../storage/port.js';
@@ -139,16 +140,9 @@ export async function indexesCli(argv: readonly string[], options: IndexesCliOpt
     out.write(`${lines.join('\n')}\n`);
     return exitCode;
   } catch (error) {
-    err.write(`indexes: ${describeError(error)}\n`);
+    err.write(`indexes: ${describeMongoFailure(error, config.mongodbUri)}\n`);
     return 1;
   }
-}
-
-/** The error and, for a translated driver error, what the driver said (class and message). */
-function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.name}: ${error.cause.message})` : '';
-  return `${error.message}${cause}`;
 }
 
 runIfMain(import.meta.url, 'indexes', (argv) => indexesCli(argv));

@@ -23,8 +23,9 @@ export async function syncMongoIndexes(options: MongoIndexSyncOptions): Promise<
   try {
     client = new MongoClient(options.uri, mongoClientOptions({ ...DEFAULT_MONGO_TIMEOUTS, ...options.timeouts }));
   } catch (error) {
-    // The message could quote the URI, credentials included: name the class only.
-    throw new Error(`Invalid MongoDB connection string (${error instanceof Error ? error.name : 'error'})`);
+    // The message could quote the URI, credentials included: name the class only here; the
+    // driver's error stays the cause, which describeMongoFailure words without credentials.
+    throw new Error(`Invalid MongoDB connection string (${error instanceof Error ? error.name : 'error'})`, { cause: error });
   }
   try {
     return await syncIndexSet(mongoIndexTarget(client.db(options.dbName)), options.indexes, options.mode);

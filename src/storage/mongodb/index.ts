@@ -153,6 +153,10 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
     nextId,
 
     async ensureIndexes() {
+      // Connected first, on its own: operations started together on an unconnected client race its
+      // connection, and when that fails the driver closes the topology under the others, which then
+      // fail with "Topology is closed" instead of the reason (refused, DNS, authentication, TLS).
+      await guarded('connect', () => client.connect());
       // Indexes not in indexes/ that would block a creation (a renamed index) are dropped first;
       // a drop removes something indexes/ never named, so each one is logged as a warning.
       await prepareIndexSet(mongoIndexTarget(db), options.indexes, (conflict) => options.log?.warn(describeDroppedConflict(conflict)));
