@@ -297,7 +297,11 @@ export interface Collection<T extends { _id: number }> {
   /** `find` plus the total number of matches (ignoring skip/limit). */
   findPage(query: CompiledQuery): Promise<Page<T>>;
   count(filter: Filter): Promise<number>;
-  /** Distinct values of a field over the documents matching the filter; array fields contribute their elements (MongoDB semantics). Nulls and missing values are left out. */
+  /**
+   * Distinct values of a field over the documents matching the filter; array fields contribute their
+   * elements (MongoDB semantics). Nulls and missing values are left out. Throws ResultTooLargeError
+   * when the engine cannot return every value in one answer (MongoDB: past 16 MB).
+   */
   distinct(field: string, filter: Filter): Promise<Scalar[]>;
   /**
    * For each distinct value of `field` over the documents matching `filter`, how many documents
