@@ -144,6 +144,17 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
 
   // The API speaks JSON and form bodies only; anything else (text/plain included) is a 415.
   app.removeContentTypeParser('text/plain');
+  // An empty JSON body is no body, on every method: many clients send `Content-Type:
+  // application/json` on every request, a DELETE included, so the route answers as if nothing was
+  // sent. Only zero bytes count as empty: whitespace alone is not JSON and stays a 400
+  // rest_invalid_json. Anything else goes to Fastify's own parser, with the poisoning actions
+  // set above and the same body limit.
+  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig;
+  const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
+  app.addContentTypeParser<string>('application/json', { parseAs: 'string' }, (request, text, done) => {
+    if (text.length === 0) return done(null, undefined);
+    return parseJson(request, text, done);
+  });
   app.register(formbody, { parser: (body: string) => parseQueryString(body) });
   if (config.corsOrigins.length > 0) {
     // @fastify/cors answers an OPTIONS that is not a preflight with a text/plain 400; design §9.16
