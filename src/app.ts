@@ -205,6 +205,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     siteTimezone: config.siteTimezone,
     perPageMax: config.perPageMax,
     rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
+    geolocation: config.geolocEnabled,
   });
   for (const root of ROOTS) {
     const base = { prefix: `${root}/${NAMESPACE}`, root, siteTimezone: config.siteTimezone, publicUrl: config.publicUrl };

@@ -6,8 +6,9 @@
 import { type FastifyRequest } from 'fastify';
 import { languageOfRoot } from '../i18n/index.js';
 import { type IndexContext, type NamespaceIndex, buildNamespaceIndex } from './namespace-index.js';
+import { EventListQuerySchema, EventListQueryWithoutGeolocationSchema } from '../schemas/events.js';
 import { type OpenApiDocument, buildOpenApiDocument, withServer } from './openapi.js';
-import { type RouteCatalog } from './route-catalog.js';
+import { type CatalogRoute, type RouteCatalog } from './route-catalog.js';
 
 export interface ApiDocsOptions {
   catalog: RouteCatalog;
@@ -15,6 +16,8 @@ export interface ApiDocsOptions {
   siteTimezone: string;
   perPageMax: number;
   rateLimits: { reads: number; writes: number };
+  /** GEOLOC_ENABLED: off, the documents leave out what only geolocation offers. */
+  geolocation: boolean;
 }
 
 export interface ApiDocs {
@@ -29,8 +32,21 @@ export interface ApiDocs {
 /** Where the reference UI of a root is mounted: `/docs`, `/en/docs`, `/de/docs`, `/fr/docs`. */
 export const uiPrefix = (root: string): string => `${root}/docs`;
 
+/**
+ * The query schemas documented in place of a route's own when geolocation is off. The routes keep
+ * validating with their own schemas (they do not depend on the setting); the documents only offer
+ * what the server does with the setting it has.
+ */
+const WITHOUT_GEOLOCATION = new Map<unknown, unknown>([[EventListQuerySchema, EventListQueryWithoutGeolocationSchema]]);
+
+function withoutGeolocation(route: CatalogRoute): CatalogRoute {
+  const querystring = WITHOUT_GEOLOCATION.get(route.schema.querystring);
+  return querystring === undefined ? route : { ...route, schema: { ...route.schema, querystring } };
+}
+
 export function createApiDocs(options: ApiDocsOptions): ApiDocs {
   const { catalog, namespace } = options;
+  const routes = (root: string) => (options.geolocation ? catalog.routes(root) : catalog.routes(root).map(withoutGeolocation));
   const documents = new Map<string, ReturnType<typeof buildOpenApiDocument>>();
   const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
   const apiBase = (request: FastifyRequest, root: string) => `${origin(request)}${root}/${namespace}`;
@@ -43,7 +59,7 @@ export function createApiDocs(options: ApiDocsOptions): ApiDocs {
       let document = documents.get(root);
       if (document === undefined) {
         // Routes are all registered once the server answers requests, so the document is final.
-        document = buildOpenApiDocument(catalog.routes(root), { language: languageOfRoot(root), rateLimits: options.rateLimits });
+        document = buildOpenApiDocument(routes(root), { language: languageOfRoot(root), rateLimits: options.rateLimits });
         documents.set(root, document);
       }
       return withServer(document, apiBase(request, root));
@@ -59,7 +75,7 @@ export function createApiDocs(options: ApiDocsOptions): ApiDocs {
         siteTimezone: options.siteTimezone,
         perPageMax: options.perPageMax,
       };
-      return buildNamespaceIndex(catalog.routes(root), ctx);
+      return buildNamespaceIndex(routes(root), ctx);
     },
   };
 }

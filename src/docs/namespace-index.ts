@@ -7,7 +7,7 @@
 import { formatWallClock } from '../lib/dates.js';
 import { type Language } from '../i18n/index.js';
 import { dateBounds } from '../query/events.js';
-import { EventListQuerySchema } from '../schemas/events.js';
+import { EventListQuerySchema, EventListQueryWithoutGeolocationSchema } from '../schemas/events.js';
 import { type CatalogRoute } from './route-catalog.js';
 import { type JsonObject, plainSchema, summarizeArg } from './schema-text.js';
 
@@ -35,15 +35,15 @@ interface ComputedDefaultContext {
  * Defaults that depend on the clock, keyed by the query schema they belong to. They come from the
  * same compiler that applies them (the default window: 00:00 yesterday to 24 months from now).
  */
+function eventListDefaults(ctx: ComputedDefaultContext): Record<string, unknown> {
+  const { bounds } = dateBounds({ dates: {}, statuses: [] }, ctx);
+  const format = (d: Date | undefined) => (d === undefined ? undefined : formatWallClock(d, ctx.siteTimezone));
+  return { start_date: format(bounds.start_date), end_date: format(bounds.end_date) };
+}
 const COMPUTED_DEFAULTS = new Map<unknown, (ctx: ComputedDefaultContext) => Record<string, unknown>>([
-  [
-    EventListQuerySchema,
-    (ctx) => {
-      const { bounds } = dateBounds({ dates: {}, statuses: [] }, ctx);
-      const format = (d: Date | undefined) => (d === undefined ? undefined : formatWallClock(d, ctx.siteTimezone));
-      return { start_date: format(bounds.start_date), end_date: format(bounds.end_date) };
-    },
-  ],
+  [EventListQuerySchema, eventListDefaults],
+  // The same parameters as documented with geolocation off (src/docs/api-docs.ts).
+  [EventListQueryWithoutGeolocationSchema, eventListDefaults],
 ]);
 
 type Link = Array<{ href: string }>;

@@ -270,6 +270,20 @@ export const EventListQuerySchema = Type.Object(
 );
 export type EventListQuery = Static<typeof EventListQuerySchema>;
 
+/**
+ * GET /events as documented with geolocation off (GEOLOC_ENABLED=false): without the geolocation
+ * parameters and without orderby=distance, which the server then does not offer. Requests are still
+ * validated with EventListQuerySchema, so the route is the same whatever the setting.
+ */
+export const EventListQueryWithoutGeolocationSchema = Type.Object(
+  {
+    ...Type.Omit(EventListQuerySchema, ['geoloc', 'geoloc_lat', 'geoloc_lng', 'geoloc_radius', 'geoloc_unit', 'orderby', 'order']).properties,
+    orderby: Type.Optional(Type.Union(EVENT_ORDER_BY.map((o) => Type.Literal(o)), i18n('eventList.orderby_without_geolocation'))),
+    order: EventListQuerySchema.properties.order,
+  },
+  { additionalProperties: true },
+);
+
 export const EventListResponseSchema = Type.Object(
   { events: Type.Array(EventResponseSchema, i18n('list.items')), ...ListLinkProperties },
   i18n('schema.eventList'),

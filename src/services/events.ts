@@ -540,14 +540,20 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   /**
    * The geolocation parameters (design §6, §9.5): a point (both coordinates or neither) restricts
    * events to venues within the radius, served by the venues' 2dsphere index; `geoloc` alone
-   * selects events whose venue has (or has no) coordinates. Disabled, they have no effect.
+   * selects events whose venue has (or has no) coordinates. Disabled, the documents leave them out
+   * and the filters are accepted without effect (the route's schema still checks their values).
+   * orderby=distance is refused instead: orderby is a parameter the server has, and any other
+   * order would answer another question than the one asked.
    */
   async function resolveGeo(query: EventListQuery, caller: Caller | null, errors: ParamErrors) {
     const off = { clauses: [] as Filter[], near: undefined };
-    if (query.orderby === 'distance' && (!geolocEnabled || query.geoloc_lat === undefined || query.geoloc_lng === undefined)) {
-      if (geolocEnabled) errors.add('orderby', 'orderby=distance needs geoloc_lat and geoloc_lng.');
+    if (!geolocEnabled) {
+      if (query.orderby === 'distance') errors.add('orderby', 'orderby=distance needs geolocation, which is turned off on this server.');
+      return off;
     }
-    if (!geolocEnabled) return off;
+    if (query.orderby === 'distance' && (query.geoloc_lat === undefined || query.geoloc_lng === undefined)) {
+      errors.add('orderby', 'orderby=distance needs geoloc_lat and geoloc_lng.');
+    }
     const lat = query.geoloc_lat;
     const lng = query.geoloc_lng;
     if ((lat === undefined) !== (lng === undefined)) {

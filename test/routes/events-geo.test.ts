@@ -8,7 +8,8 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
-import { API, EDITOR, type TestApp, VIEWER, createEventOk, json, openTestApp } from '../helpers/app.js';
+import { MESSAGES } from '../../src/i18n/index.js';
+import { API, EDITOR, NS, type TestApp, VIEWER, createEventOk, json, openTestApp } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 
 const { engines } = await enginesUnderTest();
@@ -109,6 +110,29 @@ function clientFor(getApp: () => FastifyInstance) {
 
 const queryOf = (url: string) => Object.fromEntries(new URL(url).searchParams);
 const point = ([lat, lng]: LatLng) => `geoloc_lat=${lat}&geoloc_lng=${lng}`;
+
+const GEO_PARAMS = ['geoloc', 'geoloc_lat', 'geoloc_lng', 'geoloc_radius', 'geoloc_unit'];
+const ORDER_BY = ['start_date', 'end_date', 'date', 'modified', 'id'];
+const ROOT_LANGUAGES = [
+  ['', 'en'],
+  ['/de', 'de'],
+  ['/fr', 'fr'],
+] as const;
+
+/**
+ * How GET /events is documented under a root: its args in the namespace index, and the names of its
+ * parameters and the orderby parameter in /doc.
+ */
+async function documentedListArgs(app: FastifyInstance, root: string) {
+  const index = await app.inject({ method: 'GET', url: `${root}/${NS}` });
+  expect(index.statusCode).toBe(200);
+  const endpoints = json<{ routes: Record<string, { endpoints: Array<{ methods: string[]; args: Record<string, Body> }> }> }>(index).routes[`/${NS}/events`]!.endpoints;
+  const args = endpoints.find((e) => e.methods.includes('GET'))!.args;
+  const doc = await app.inject({ method: 'GET', url: `${root}/${NS}/doc` });
+  expect(doc.statusCode).toBe(200);
+  const parameters = json<{ paths: Record<string, { get: { parameters: Body[] } }> }>(doc).paths['/events']!.get.parameters;
+  return { args, parameters: parameters.map((p) => p.name as string), orderby: parameters.find((p) => p.name === 'orderby') };
+}
 
 describe.each(engines)('$name engine: GET /events near a point (Berlin and beyond)', (engine) => {
   let t: TestApp;
@@ -514,9 +538,7 @@ describe.each(engines)('$name engine: GEOLOC_ENABLED=false', (engine) => {
 
   it.each([
     ['a point and a radius', `${point(ALEXANDERPLATZ)}&geoloc_radius=1&geoloc_unit=km`],
-    ['a point with orderby=distance', `${point(ALEXANDERPLATZ)}&orderby=distance`],
-    ['orderby=distance without a point', 'orderby=distance'],
-    ['orderby=distance, order=desc', 'orderby=distance&order=desc'],
+    ['a point with order=desc', `${point(ALEXANDERPLATZ)}&order=desc`],
     ['geoloc=true', 'geoloc=true'],
     ['geoloc=false', 'geoloc=false'],
     ['geoloc_lat alone', 'geoloc_lat=52.52'],
@@ -529,5 +551,47 @@ describe.each(engines)('$name engine: GEOLOC_ENABLED=false', (engine) => {
     expect(body.events.map((e) => e.id)).toEqual(desc ? [...ids].reverse() : ids);
     expect(body.total).toBe(plain.total);
     for (const event of body.events) expect(event).not.toHaveProperty('distance');
+  });
+
+  it.each([
+    ['without a point', 'orderby=distance'],
+    ['with a point', `${point(ALEXANDERPLATZ)}&orderby=distance`],
+    ['with order=desc', 'orderby=distance&order=desc'],
+  ])('refuses orderby=distance %s: 400 rest_invalid_param naming orderby', async (_name, query) => {
+    const response = await t.app.inject({ method: 'GET', url: `${API}/events?${query}` });
+    expect(response.statusCode, response.body).toBe(400);
+    expect(json<ErrorBody>(response)).toMatchObject({
+      code: 'rest_invalid_param',
+      data: { status: 400, params: { orderby: 'orderby=distance needs geolocation, which is turned off on this server.' } },
+    });
+  });
+
+  it.each(ROOT_LANGUAGES)('leaves the geolocation parameters and orderby=distance out of the index and /doc under "%s"', async (root, language) => {
+    const documented = await documentedListArgs(t.app, root);
+    for (const name of GEO_PARAMS) expect(documented.args, name).not.toHaveProperty(name);
+    expect(documented.args.orderby).toMatchObject({ enum: ORDER_BY, description: MESSAGES[language]['eventList.orderby_without_geolocation'] });
+    expect(documented.parameters.filter((name) => GEO_PARAMS.includes(name))).toEqual([]);
+    expect(documented.orderby).toEqual({ name: 'orderby', in: 'query', description: MESSAGES[language]['eventList.orderby_without_geolocation'], required: false, schema: { type: 'string', enum: ORDER_BY } });
+    // The rest is documented as with geolocation on, the computed defaults of the window included.
+    expect(documented.parameters).toEqual(expect.arrayContaining(['order', 'start_date', 'featured', 'search']));
+    expect(documented.args.start_date).toHaveProperty('default', expect.any(String));
+  });
+});
+
+describe.each(engines)('$name engine: GEOLOC_ENABLED=true (the default) documents geolocation', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp(engine);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it.each(ROOT_LANGUAGES)('lists the geolocation parameters and orderby=distance in the index and /doc under "%s"', async (root, language) => {
+    const documented = await documentedListArgs(t.app, root);
+    for (const name of GEO_PARAMS) expect(documented.args, name).toHaveProperty(name);
+    expect(documented.args.orderby).toMatchObject({ enum: [...ORDER_BY, 'distance'], description: MESSAGES[language]['eventList.orderby'] });
+    expect(documented.parameters).toEqual(expect.arrayContaining(GEO_PARAMS));
+    expect(documented.orderby).toMatchObject({ description: MESSAGES[language]['eventList.orderby'], schema: { type: 'string', enum: [...ORDER_BY, 'distance'] } });
   });
 });
