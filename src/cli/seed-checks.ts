@@ -8,7 +8,7 @@ import { allDayBounds, isValidTimezone } from '../lib/dates.js';
 import { slugFrom } from '../lib/slug.js';
 import { ParamErrors, resolveImage, resolveWebsite, toBool } from '../services/input.js';
 import { isRelativeDate, resolveSeedDate, toTimestamp } from './seed-dates.js';
-import { type FieldError, type SeedEvent, seedValidator } from './seed-schemas.js';
+import { type FieldError, isSeedSlug, type Resource, type SeedEvent, seedValidator } from './seed-schemas.js';
 
 /** Start and end instants, Unix seconds. */
 export type EventDates = readonly [start: number, end: number];
@@ -33,6 +33,22 @@ export function recordIdentity(record: { slug?: string }, name: string | undefin
   const derived = slugFrom(name ?? '', '');
   if (derived === '') errors.push({ field: 'slug', message: 'The record needs a slug: its name gives none.' });
   return derived;
+}
+
+/** The field whose text a record's slug is made from when it has none. */
+const NAME_FIELDS: Record<Resource, string> = { categories: 'name', tags: 'name', venues: 'venue', organizers: 'organizer', events: 'title' };
+
+/**
+ * The slug naming a record its schema refused, in reports: its own when it is one in the stored
+ * form, else (when it has none) the one its name makes, as it would be stored. Undefined when
+ * neither is there: the record's position alone names it then.
+ */
+export function slugToReport(resource: Resource, record: unknown): string | undefined {
+  if (typeof record !== 'object' || record === null) return undefined;
+  const { slug, [NAME_FIELDS[resource]]: name } = record as Record<string, unknown>;
+  if (slug !== undefined) return isSeedSlug(slug) ? slug : undefined;
+  const derived = typeof name === 'string' ? slugFrom(name, '') : '';
+  return derived === '' ? undefined : derived;
 }
 
 /** Publication dates must be absolute: relative ones would mean another instant on every run. */

@@ -37,7 +37,7 @@ import { createTermsService, type TermsService } from '../services/terms.js';
 import { createVenuesService, type VenuesService } from '../services/venues.js';
 import { type EventCreate } from '../schemas/events.js';
 import { type EventDoc, type Filter, type Storage, type TermDoc } from '../storage/port.js';
-import { checkSeedEvent, type EventDates, publicationDateErrors, type RecordCheckContext, recordIdentity } from './seed-checks.js';
+import { checkSeedEvent, type EventDates, publicationDateErrors, type RecordCheckContext, recordIdentity, slugToReport } from './seed-checks.js';
 import { resolveSeedDate, toTimestamp } from './seed-dates.js';
 import { forEachLimit, LruCache, SlugFingerprints } from './seed-memory.js';
 import {
@@ -56,6 +56,7 @@ import {
 import {
   discoverSources,
   formatPosition,
+  PathError,
   type RecordPosition,
   readSource,
   readSourceSteps,
@@ -148,6 +149,14 @@ export class SeedError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SeedError';
+  }
+}
+
+/** The paths to load name no seed file (seed-sources.ts PathError): a bad argument, before anything is read. */
+export class SeedPathError extends SeedError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SeedPathError';
   }
 }
 
@@ -300,6 +309,7 @@ class SeedRun {
     try {
       this.sources = await discoverSources(this.options.paths);
     } catch (error) {
+      if (error instanceof PathError) throw new SeedPathError(error.message);
       if (error instanceof SourceError) throw new SeedError(error.message);
       throw error;
     }
@@ -404,7 +414,7 @@ class SeedRun {
           }
           const errors = validator(item.record);
           if (errors.length > 0) {
-            this.invalid(resource, item, errors);
+            this.invalid(resource, item, errors, slugToReport(resource, item.record));
             continue;
           }
           const record = item.record as SeedRecordTypes[R];
@@ -573,7 +583,7 @@ class SeedRun {
           const checked = checkSeedEvent(item.record, this.checkContext, errors);
           if (checked && !this.eventSlugs.add(checked.slug)) errors.push({ field: 'slug', message: `slug "${checked.slug}" is used by an earlier event record.` });
           if (checked === null || errors.length > 0) {
-            this.invalid('events', item, errors, checked?.slug);
+            this.invalid('events', item, errors, checked?.slug ?? slugToReport('events', item.record));
             continue;
           }
           this.keep(source, { position: item, record: checked.record, dates: checked.dates });

@@ -2,7 +2,8 @@
  * Seed records are the API's create bodies plus a `slug` identity, with references by slug instead
  * of id. Their schemas are built from the API's own (src/schemas): every field the API takes keeps
  * the API's definition; only the reference fields are replaced. Validation uses the API's Ajv settings
- * for bodies (src/plugins/validation.ts: no coercion, every error) and its error wording.
+ * for bodies (src/plugins/validation.ts: no coercion, every error) and its error wording, except for
+ * booleans, whose message says what is accepted and what the record holds (see booleanMessage).
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
@@ -119,6 +120,9 @@ const utf16Ajv = new Ajv({
   logger: false,
 });
 
+/** Whether a value is a slug in the stored form (what SeedSlugSchema accepts). */
+export const isSeedSlug = ajv.compile<string>(SeedSlugSchema);
+
 export interface FieldError {
   field: string;
   message: string;
@@ -145,11 +149,29 @@ export function minimumLengthsAtMostOne(schema: unknown): boolean {
   return Object.values(schema).every(minimumLengthsAtMostOne);
 }
 
+/**
+ * The message of a boolean field (WpBoolean, src/schemas/common.ts) holding anything else. It lists
+ * exactly what WpBoolean accepts (a CSV cell is text, so there the texts are the accepted forms),
+ * and quotes the value as JSON, so a text reads `"yes"` and a number `2`.
+ */
+export function booleanMessage(field: string, value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  const got = json.length > 40 ? `${json.slice(0, 39)}…` : json;
+  return `${field} must be true or false (got ${got}); also accepted: 1 and 0, and as text "true" and "false" (in any case), "1" and "0".`;
+}
+
+/** The top-level fields of a schema that are WpBooleans (their `title` names the type "boolean"). */
+function booleanFields(schema: TSchema): Set<string> {
+  const properties = (schema as { properties?: Record<string, { title?: unknown }> }).properties ?? {};
+  return new Set(Object.entries(properties).filter(([, property]) => property.title === 'boolean').map(([name]) => name));
+}
+
 function compile(schema: TSchema): Validator {
   // The exact validator is compiled when first needed: a load of valid records never needs it.
   let exact: ValidateFunction | null = null;
   const exactly = (): ValidateFunction => (exact ??= ajv.compile(schema));
   const first = minimumLengthsAtMostOne(schema) ? utf16Ajv.compile(schema) : exactly();
+  const booleans = booleanFields(schema);
   return (record) => {
     if (typeof record !== 'object' || record === null || Array.isArray(record)) {
       return [{ field: '(record)', message: 'A record must be a JSON object.' }];
@@ -157,7 +179,12 @@ function compile(schema: TSchema): Validator {
     if (first(record)) return [];
     const validate = exactly();
     if (validate !== first && validate(record)) return [];
-    return fieldErrors(validationToApiError(validate.errors as ErrorObject[], 'body'));
+    // A boolean field fails only by holding something else than the accepted forms.
+    return fieldErrors(validationToApiError(validate.errors as ErrorObject[], 'body')).map((error) =>
+      booleans.has(error.field) && Object.hasOwn(record, error.field)
+        ? { field: error.field, message: booleanMessage(error.field, (record as Record<string, unknown>)[error.field]) }
+        : error,
+    );
   };
 }
 

@@ -50,6 +50,17 @@ export class SourceError extends Error {
   }
 }
 
+/**
+ * A path argument that names no seed file: missing, a directory without seed files, or a file whose
+ * name does not say what it holds. Nothing has been read then, so it is a bad argument, not a bad file.
+ */
+export class PathError extends SourceError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PathError';
+  }
+}
+
 const EXTENSIONS: Record<string, SourceFormat> = { '.json': 'json', '.jsonl': 'jsonl', '.ndjson': 'jsonl', '.csv': 'csv' };
 
 export function formatOf(file: string): SourceFormat | null {
@@ -88,7 +99,7 @@ export async function discoverSources(args: readonly string[]): Promise<SeedSour
     try {
       info = await stat(full);
     } catch {
-      throw new SourceError(`${arg}: no such file or directory`);
+      throw new PathError(`${arg}: no such file or directory`);
     }
     const files = info.isDirectory()
       ? (await readdir(full, { withFileTypes: true }))
@@ -96,11 +107,17 @@ export async function discoverSources(args: readonly string[]): Promise<SeedSour
           .map((entry) => path.join(full, entry.name))
           .sort()
       : [full];
-    if (info.isDirectory() && files.length === 0) throw new SourceError(`${arg}: no seed files in this directory`);
+    if (info.isDirectory() && files.length === 0) throw new PathError(`${arg}: no seed files in this directory`);
     for (const file of files) {
       if (seen.has(file)) continue;
       seen.add(file);
-      sources.push(await describe(file));
+      try {
+        sources.push(await describe(file));
+      } catch (error) {
+        // A file named by the argument itself is a bad argument; one found in a directory is a bad file.
+        if (error instanceof SourceError && !info.isDirectory()) throw new PathError(error.message);
+        throw error;
+      }
     }
   }
   return sources;

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createStorage } from '../storage/create-storage.js';
 import { type Storage } from '../storage/port.js';
-import { runSeed } from './seed-loader.js';
+import { runSeed, SeedPathError } from './seed-loader.js';
 import { createConsoleReporter, formatSummary, type OutputStream } from './seed-output.js';
 import { runIfMain, startCli, UsageError } from './start.js';
 
@@ -134,7 +134,8 @@ export async function seedCli(argv: readonly string[], options: SeedCliOptions =
   } catch (error) {
     reporter.finish();
     err.write(`seed: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    // A path that names no seed file is a bad argument, like an unknown option.
+    return error instanceof SeedPathError ? 2 : 1;
   } finally {
     if (owned && storage) await storage.close().catch(() => undefined);
   }

@@ -83,10 +83,36 @@ describe('seed command', () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);
     expect(help.out).toContain('Usage: npm run seed');
-    const missing = await run(['/no/such/dir']);
-    expect(missing.code).toBe(1);
-    expect(missing.err).toContain('no such file or directory');
     expect(parseSeedArgs(['a', '--batch-size=50', '--prune', '-y'])).toMatchObject({ paths: ['a'], batchSize: 50, prune: true, yes: true });
+  });
+
+  it('exits 2 when a path names no seed file: missing, an empty directory, a file not named after a resource', async () => {
+    const empty = seedDir();
+    const other = seedDir({ 'speakers.json': [] });
+    try {
+      const cases: Array<[string, string]> = [
+        ['/no/such/dir', '/no/such/dir: no such file or directory'],
+        [dir.path('events-missing.json'), 'events-missing.json: no such file or directory'],
+        [empty.dir, 'no seed files in this directory'],
+        [other.path('speakers.json'), 'speakers.json: cannot tell what it holds'],
+      ];
+      for (const [path, message] of cases) {
+        const result = await run([dir.dir, path]);
+        expect(result.code, path).toBe(2);
+        expect(result.err, path).toContain(message);
+      }
+      expect(await storage.events.count({})).toBe(0);
+    } finally {
+      empty.remove();
+      other.remove();
+    }
+  });
+
+  it('exits 1 for a bad file found in a directory: the path itself names seed files', async () => {
+    dir.write('speakers.json', []);
+    const result = await run([dir.dir]);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('speakers.json: cannot tell what it holds');
   });
 
   it('exits 2 on an invalid configuration', async () => {
@@ -138,5 +164,9 @@ describe('seed command', () => {
     const bad = await spawnSeed([dir.path('venues.json'), dir.path('events.json')]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/invalid: .*venues\.json\[0\] \(hall\) geo_lat: geo_lat must be a number from -90 to 90\./);
+
+    const missing = await spawnSeed([dir.path('no-such-events.json')]);
+    expect(missing.code, missing.stderr).toBe(2);
+    expect(missing.stderr).toContain('no-such-events.json: no such file or directory');
   }, 60_000);
 });
