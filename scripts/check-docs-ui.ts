@@ -1,8 +1,9 @@
 /**
  * Browser check of the API reference UI (issue 8 item 5): starts the app on a free port (embedded
  * engine, seed data), drives a real headless Chromium through playwright-core and checks, under
- * every root, that the page loads from this server alone, lists the event routes, and that a
- * "Try it out" of GET /events answers 200. Exits non-zero on any failure.
+ * every root, that the page loads from this server alone, lists the event routes under the root's
+ * own tag name, shows a lock on writes only, and that a "Try it out" of GET /events answers 200.
+ * Exits non-zero on any failure.
  *
  *   npm run check:docs-ui                            # needs /usr/bin/chromium (Debian: apt-get install chromium)
  *   npm run check:docs-ui -- --chromium=/path/to/chrome
@@ -15,6 +16,7 @@ import { chromium, type Page } from 'playwright-core';
 import { indexes } from '../indexes/index.js';
 import { ROOTS, buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { tagName } from '../src/docs/openapi.js';
 import { MESSAGES, languageOfRoot } from '../src/i18n/index.js';
 import { seedIfEmpty } from '../src/services/seed.js';
 import { createEmbeddedStorage } from '../src/storage/embedded/index.js';
@@ -47,8 +49,10 @@ async function checkRoot(page: Page, origin: string, root: string): Promise<Root
   if (response?.status() !== 200) return fail(`${url} answered ${response?.status()}`);
   notes.push(`loaded ${url} (title "${await page.title()}")`);
 
-  // The event routes are listed, with the root's own summaries.
-  await page.waitForSelector('#operations-tag-events', { timeout: TIMEOUT_MS });
+  // The event routes are listed under the root's own tag name, with the root's own summaries.
+  // Swagger UI's anchors are `operations-tag-<tag>` and `operations-<tag>-<operationId>`.
+  const eventsTag = tagName(languageOfRoot(root), 'events');
+  await page.waitForSelector(`[id="operations-tag-${eventsTag}"]`, { timeout: TIMEOUT_MS });
   const paths = await page.$$eval('#swagger-ui .opblock-summary-path', (nodes) => nodes.map((n) => n.getAttribute('data-path') ?? n.textContent ?? ''));
   const methods = await page.$$eval('#swagger-ui .opblock', (nodes) => nodes.map((n) => n.querySelector('.opblock-summary-method')?.textContent ?? ''));
   for (const expected of ['/events', '/events/{id}', '/events/by-slug/{slug}', '/venues', '/organizers', '/categories', '/tags']) {
@@ -56,8 +60,15 @@ async function checkRoot(page: Page, origin: string, root: string): Promise<Root
   }
   notes.push(`lists ${paths.length} operations on ${new Set(paths).size} paths (${[...new Set(methods)].join(', ')})`);
   const summary = MESSAGES[languageOfRoot(root)]['operation.events.list'] ?? '';
-  const listOperation = page.locator('#operations-events-listEvents');
+  const listOperation = page.locator(`[id="operations-${eventsTag}-listEvents"]`);
   if (!(await listOperation.innerText()).includes(summary)) return fail(`GET /events is not summarised as "${summary}"`);
+  // A lock on the operations that need a token (writes), none on reads.
+  const locked = await page.$$eval('#swagger-ui .opblock', (nodes) =>
+    nodes.filter((n) => n.querySelector('.authorization__btn') !== null).map((n) => n.querySelector('.opblock-summary-method')?.textContent ?? ''),
+  );
+  const lockedReads = locked.filter((method) => method === 'GET');
+  if (lockedReads.length > 0 || locked.length === 0) return fail(`locks on ${locked.length} operations, ${lockedReads.length} of them reads`);
+  notes.push(`a lock on ${locked.length} write operations, none on reads`);
 
   // "Try it out" of GET /events, without parameters.
   await listOperation.locator('.opblock-summary').first().click();

@@ -6,12 +6,12 @@ import formbody from '@fastify/formbody';
 import { type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { type Config } from './config.js';
-import { ApiError, invalidParam } from './errors.js';
+import { ApiError, NoRouteError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installRateLimit } from './plugins/rate-limit.js';
-import { NO_ROUTE, clientErrorHandler, installErrorHandling, toErrorResponse } from './plugins/error-handler.js';
+import { clientErrorHandler, installErrorHandling, replyWithError } from './plugins/error-handler.js';
 import { buildSharedSerializer } from './plugins/serialization.js';
 import { installValidation } from './plugins/validation.js';
 import { NAMESPACE } from './routes/context.js';
@@ -103,11 +103,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     schemaController: { compilersFactory: { buildSerializer: buildSharedSerializer } },
     clientErrorHandler,
     // Reliability (issue 10): router errors (bad percent-encoding, over-long parameters) in the error shape too.
-    frameworkErrors: (error, request, reply) => {
-      const { body: payload, headers } = toErrorResponse(error);
-      request.log.info({ code: payload.code, status: payload.data.status }, 'request rejected');
-      void (reply as FastifyReply).code(payload.data.status).headers(headers).type('application/json; charset=utf-8').send(payload);
-    },
+    frameworkErrors: (error, request, reply) => replyWithError(error, request, reply as FastifyReply),
     routerOptions: {
       // `rest_url` links end in a slash (`…/events/`), as the reference's do.
       ignoreTrailingSlash: true,
@@ -136,7 +132,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
       sampleInterval,
       pressureHandler: async (request) => {
         if (request.routeOptions.url === '/health/live' || performance.now() < shedFrom) return;
-        throw new ApiError(503, 'server-overloaded', 'The server is overloaded, please retry later.', {}, { 'retry-after': '5' });
+        throw new ApiError(503, 'server-overloaded', 'errorMessage.server-overloaded', {}, { 'retry-after': '5' });
       },
     });
   }
@@ -161,7 +157,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     // wants the error shape's 404 rest_no_route for it, as without CORS.
     app.addHook('onRequest', async (request) => {
       if (request.method === 'OPTIONS' && (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined)) {
-        throw new ApiError(NO_ROUTE.data.status, NO_ROUTE.code, NO_ROUTE.message);
+        throw new NoRouteError();
       }
     });
     app.register(cors, {

@@ -2,30 +2,108 @@
  * Domain errors. Every layer throws these; the one error handler (src/plugins/error-handler.ts)
  * turns them into the reference's wire shape `{ code, message, data: { status, ... } }`.
  * Codes and messages follow The Events Calendar REST API v1 (reference §4.2) wherever it has one.
+ *
+ * An error carries the catalogue key of its message and the values of its placeholders, never a
+ * finished text: the error handler formats the message in the language of the request's root
+ * (src/i18n/*.json, `errorMessage.<code>[.<variant>]`). `message` is the English text, for logs and
+ * for callers outside HTTP (the seed command). `code` and `data` do not depend on the language.
  */
+import { type Language, type MessageKey, type MessageValues, formatMessage } from './i18n/index.js';
+
+/**
+ * Every code an error response can carry. A code outside this list does not type-check, and the
+ * i18n test demands a message for each of them in every language.
+ */
+export const ERROR_CODES = [
+  // Requests refused before or by validation (src/plugins/validation.ts, src/plugins/error-handler.ts).
+  'rest_invalid_param',
+  'rest_missing_callback_param',
+  'rest_invalid_json',
+  'rest_invalid_request',
+  'rest_bad_request',
+  'rest_request_too_large',
+  'rest_unsupported_media_type',
+  'rest_no_route',
+  'rest_invalid_namespace',
+  // Refused on the raw socket, before any request exists (no root: always English).
+  'rest_request_timeout',
+  'rest_uri_too_long',
+  'rest_headers_too_large',
+  // Authentication and limits.
+  'rest_forbidden',
+  'rest_too_many_requests',
+  'server-overloaded',
+  // Resources.
+  'rest-event-not-found',
+  'rest-venue-not-found',
+  'rest-organizer-not-found',
+  'rest-category-not-found',
+  'rest-tag-not-found',
+  'event-archive-page-not-found',
+  'venue-archive-page-not-found',
+  'organizer-archive-page-not-found',
+  'event-no-longer-available',
+  'event-not-accessible',
+  'event-password-protected',
+  'venue-not-accessible',
+  'organizer-not-accessible',
+  'event-is-in-trash',
+  'venue-is-in-trash',
+  'organizer-is-in-trash',
+  'rest_slug_conflict',
+  'duplicate_term_slug',
+  'term_exists',
+  'rest_taxonomy_not_hierarchical',
+  'rest_conflict',
+  'rest_idempotency_key_mismatch',
+  'rest_idempotency_in_progress',
+  // Failures of the service.
+  'storage-unavailable',
+  'storage-write-unconfirmed',
+  'unsupported-query',
+  'rest_internal_error',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The message keys of errors: `errorMessage.<code>` or `errorMessage.<code>.<variant>`. */
+export type ErrorMessageKey = Extract<MessageKey, `errorMessage.${string}`>;
+
+/** A message: its key alone, or its key and the values of its placeholders. */
+export type ErrorMessage = ErrorMessageKey | { readonly key: ErrorMessageKey; readonly values: MessageValues };
 
 export type ErrorData = Record<string, unknown>;
 
 export class ApiError extends Error {
   readonly statusCode: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly data: ErrorData;
   /** Extra response headers (e.g. Retry-After). */
   readonly headers: Record<string, string>;
+  readonly messageKey: ErrorMessageKey;
+  readonly messageValues: MessageValues;
 
   constructor(
     statusCode: number,
-    code: string,
-    message: string,
+    code: ErrorCode,
+    message: ErrorMessage,
     data: ErrorData = {},
     headers: Record<string, string> = {},
   ) {
-    super(message);
+    const { key, values } = typeof message === 'string' ? { key: message, values: {} } : message;
+    super(formatMessage('en', key, values));
     this.name = new.target.name;
     this.statusCode = statusCode;
     this.code = code;
     this.data = data;
     this.headers = headers;
+    this.messageKey = key;
+    this.messageValues = values;
+  }
+
+  /** The message in a language (`message` is the English one). */
+  messageIn(language: Language): string {
+    return language === 'en' ? this.message : formatMessage(language, this.messageKey, this.messageValues);
   }
 }
 
@@ -37,7 +115,8 @@ export function isClientError(error: unknown): error is ApiError {
 /** 400 `rest_invalid_param`: `params` maps each bad parameter to a message. */
 export class InvalidParamsError extends ApiError {
   constructor(params: Record<string, string>, details: Record<string, unknown> = {}) {
-    super(400, 'rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, {
+    // The parameter names are listed in the message in every language; their texts in `params` are English.
+    super(400, 'rest_invalid_param', { key: 'errorMessage.rest_invalid_param', values: { params: Object.keys(params).join(', ') } }, {
       params,
       // The reference serialises an empty PHP array as `[]`.
       details: Object.keys(details).length > 0 ? details : [],
@@ -52,7 +131,7 @@ export function invalidParam(name: string, message = 'Invalid parameter.'): Inva
 /** 400 `rest_missing_callback_param`: required parameters absent. */
 export class MissingParamsError extends ApiError {
   constructor(names: string[]) {
-    super(400, 'rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, {
+    super(400, 'rest_missing_callback_param', { key: 'errorMessage.rest_missing_callback_param', values: { params: names.join(', ') } }, {
       params: names,
     });
   }
@@ -60,32 +139,29 @@ export class MissingParamsError extends ApiError {
 
 export type ResourceKind = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
 
-const kindLabel: Record<ResourceKind, string> = {
-  event: 'Event',
-  venue: 'Venue',
-  organizer: 'Organizer',
-  category: 'Category',
-  tag: 'Tag',
-};
-
 /** 404 `rest-<kind>-not-found` (design §5.2: a missing resource is a 404 for every type). */
 export class NotFoundError extends ApiError {
   constructor(kind: ResourceKind, key: number | string, by: 'id' | 'slug' = 'id') {
-    const what = by === 'id' ? `ID ${key}` : `slug "${String(key)}"`;
-    super(404, `rest-${kind}-not-found`, `${kindLabel[kind]} with ${what} does not exist.`);
+    super(
+      404,
+      `rest-${kind}-not-found`,
+      by === 'id'
+        ? { key: `errorMessage.rest-${kind}-not-found`, values: { id: String(key) } }
+        : { key: `errorMessage.rest-${kind}-not-found.slug`, values: { slug: String(key) } },
+    );
   }
 }
 
 /** 401 for anonymous callers, 403 for authenticated callers lacking the role. */
 export class ForbiddenError extends ApiError {
   constructor(authenticated: boolean) {
-    super(authenticated ? 403 : 401, 'rest_forbidden', 'Sorry, you are not allowed to do that.');
+    super(authenticated ? 403 : 401, 'rest_forbidden', 'errorMessage.rest_forbidden');
   }
 }
 
 /** 403 with a resource-specific code, e.g. `event-not-accessible`. */
 export class AccessDeniedError extends ApiError {
-  constructor(code: string, message: string) {
+  constructor(code: ErrorCode, message: ErrorMessage) {
     super(403, code, message);
   }
 }
@@ -93,20 +169,20 @@ export class AccessDeniedError extends ApiError {
 /** 410: deleting something already in the trash. */
 export class GoneError extends ApiError {
   constructor(kind: 'event' | 'venue' | 'organizer') {
-    super(410, `${kind}-is-in-trash`, `The ${kind} is already trashed`);
+    super(410, `${kind}-is-in-trash`, `errorMessage.${kind}-is-in-trash`);
   }
 }
 
 /** 409: a write collides with a unique key (e.g. an explicit slug another record owns). */
 export class ConflictError extends ApiError {
-  constructor(code: string, message: string, data: ErrorData = {}) {
+  constructor(code: ErrorCode, message: ErrorMessage, data: ErrorData = {}) {
     super(409, code, message, data);
   }
 }
 
 /** 503: storage cannot be reached; the caller may retry. */
 export class StorageUnavailableError extends ApiError {
-  constructor(message = 'The storage is unavailable, please retry later.') {
+  constructor(message: ErrorMessage = 'errorMessage.storage-unavailable') {
     super(503, 'storage-unavailable', message, {}, { 'retry-after': '5' });
   }
 }
@@ -118,10 +194,8 @@ export class StorageUnavailableError extends ApiError {
  * the same request (the Idempotency-Key header).
  */
 export class StorageWriteUnconfirmedError extends ApiError {
-  constructor(
-    message = 'The write may have been applied but the storage could not confirm it; retrying with the same Idempotency-Key header is safe.',
-  ) {
-    super(503, 'storage-write-unconfirmed', message, {}, { 'retry-after': '5' });
+  constructor() {
+    super(503, 'storage-write-unconfirmed', 'errorMessage.storage-write-unconfirmed', {}, { 'retry-after': '5' });
   }
 }
 
@@ -131,18 +205,14 @@ export class StorageWriteUnconfirmedError extends ApiError {
  */
 export class IdempotencyKeyMismatchError extends ApiError {
   constructor() {
-    super(
-      422,
-      'rest_idempotency_key_mismatch',
-      'This Idempotency-Key was already used for a different request (method, path or body) within the last 24 hours; send a new key for a new request.',
-    );
+    super(422, 'rest_idempotency_key_mismatch', 'errorMessage.rest_idempotency_key_mismatch');
   }
 }
 
 /** 409 `rest_idempotency_in_progress`: a request with this Idempotency-Key is still running; Retry-After says when it may be sent again. */
 export class IdempotencyInProgressError extends ApiError {
   constructor(retryAfterSeconds: number) {
-    super(409, 'rest_idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry after the time given in Retry-After.', {}, {
+    super(409, 'rest_idempotency_in_progress', 'errorMessage.rest_idempotency_in_progress', {}, {
       'retry-after': String(Math.max(1, retryAfterSeconds)),
     });
   }
@@ -150,11 +220,19 @@ export class IdempotencyInProgressError extends ApiError {
 
 /**
  * Thrown by a storage engine for a query it does not execute the way MongoDB would.
- * It is a programming error (the compiler emitted something unsupported), hence a 500.
+ * It is a programming error (the compiler emitted something unsupported), hence a 500. The detail
+ * names operators and fields for the developer: it stays English in every language.
  */
 export class UnsupportedQueryError extends ApiError {
-  constructor(message: string) {
-    super(500, 'unsupported-query', message);
+  constructor(detail: string) {
+    super(500, 'unsupported-query', { key: 'errorMessage.unsupported-query', values: { detail } });
+  }
+}
+
+/** 404 `rest_no_route`: no route matches the method and path. */
+export class NoRouteError extends ApiError {
+  constructor() {
+    super(404, 'rest_no_route', 'errorMessage.rest_no_route');
   }
 }
 

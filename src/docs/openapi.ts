@@ -2,8 +2,9 @@
  * The OpenAPI 3.1 document of one language root (`GET /{ns}/doc`, issue 8), generated from the
  * route catalogue: every registered path and method, parameters and request bodies from the
  * validation schemas, responses from the serialisation schemas (so they describe what is really
- * sent, unlike the reference's, reference §8.2), the error responses, and the bearer scheme.
- * Descriptions are in the root's language; everything else is identical under every root.
+ * sent, unlike the reference's, reference §8.2), the error responses, and the bearer scheme on the
+ * operations that need a token. Descriptions, summaries and tag names are in the root's language;
+ * everything else is identical under every root.
  */
 import { type TSchema } from '@sinclair/typebox';
 import { type Language, translate } from '../i18n/index.js';
@@ -127,7 +128,7 @@ export function openApiPath(path: string): string {
 }
 
 export interface OperationName {
-  /** The tag: the resource collection, or `discovery` for the index and `/doc`. */
+  /** The group: the resource collection, or `discovery` for the index and `/doc`; its tag is its name in the document's language. */
   group: string;
   /** Message key of the summary. */
   summaryKey: string;
@@ -179,6 +180,15 @@ function codeApplies(code: number, method: string): boolean {
 
 function text(language: Language, key: string): string {
   return translate(language, key) ?? key;
+}
+
+/**
+ * The tag of a group: its name in the document's language (`groupName.<group>`; the group itself
+ * when the catalogue has no name for it). Swagger UI groups operations by tag name and builds its
+ * anchors from it (`#/Veranstaltungen/listEvents`), so operations and the `tags` list use this one name.
+ */
+export function tagName(language: Language, group: string): string {
+  return translate(language, `groupName.${group}`) ?? group;
 }
 
 function componentMatcher(): (node: JsonObject) => string | undefined {
@@ -301,14 +311,15 @@ export function buildOpenApiDocument(catalog: readonly CatalogRoute[], options: 
       const requestBody = requestBodyOf(route, method, b);
       const rateLimited = BODY_METHODS.has(method) || method === 'DELETE' ? rateLimits.writes > 0 : rateLimits.reads > 0;
       item[method.toLowerCase()] = {
-        tags: [name.group],
+        tags: [tagName(language, name.group)],
         summary: text(language, name.summaryKey),
         operationId: name.operationId,
         ...(parameters.length > 0 ? { parameters } : {}),
         ...(requestBody ? { requestBody } : {}),
         responses: responsesOf(route, method, b, rateLimited),
-        // Reads are public (a token shows more); writes need an editor token.
-        security: route.access === 'write' ? [{ bearer: [] }] : [{}, { bearer: [] }],
+        // Only writes need a token, so only they carry `security` (Swagger UI shows a lock on them
+        // alone). Reads are public: the document declares no global `security`, so they need none.
+        ...(route.access === 'write' ? { security: [{ bearer: [] }] } : {}),
       };
     }
   }
@@ -331,7 +342,7 @@ export function buildOpenApiDocument(catalog: readonly CatalogRoute[], options: 
       description: text(language, 'api.description'),
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    tags: groups.map((name) => ({ name, description: text(language, `group.${name}`) })),
+    tags: groups.map((group) => ({ name: tagName(language, group), description: text(language, `group.${group}`) })),
     paths,
     components: {
       schemas,

@@ -1,9 +1,10 @@
 /**
- * Human-readable descriptions in every language of the service (design §4: only descriptions
- * differ between the language roots). Each language is one flat JSON file keyed by a stable id
- * (`<schema or route>.<param>`); `en.json` is the only source of the English texts: schemas carry
- * the key next to the English description through `i18n(key)`, and the index route and `/doc`
- * swap in the root's language by that key.
+ * Human-readable texts in every language of the service: descriptions for the documentation and
+ * error messages. Each language is one flat JSON file keyed by a stable id (`<schema or
+ * route>.<param>`, `errorMessage.<code>[.<variant>]`); `en.json` is the only source of the English
+ * texts: schemas carry the key next to the English description through `i18n(key)`, the index route
+ * and `/doc` swap in the root's language by that key, and errors carry their message's key and
+ * placeholder values, which the error handler formats in the language of the request's root.
  */
 import de from './de.json' with { type: 'json' };
 import en from './en.json' with { type: 'json' };
@@ -43,4 +44,51 @@ export function translate(language: Language, key: string): string | undefined {
 export function languageOfRoot(root: string): Language {
   const candidate = root.replace(/^\//, '');
   return (LANGUAGES as readonly string[]).includes(candidate) ? (candidate as Language) : 'en';
+}
+
+const ROOT_OF_URL = new RegExp(`^/(${LANGUAGES.join('|')})(?=[/?#]|$)`);
+
+/**
+ * The language of a request from its URL: the root is the URL's first path segment when that is a
+ * language (`/de/…` German, `/fr/…` French), else English (`''`, `/en`, and paths under no root).
+ * It is known before routing, so requests refused before a route is found are answered in it too.
+ */
+export function languageOfUrl(url: string): Language {
+  return (ROOT_OF_URL.exec(url)?.[1] as Language | undefined) ?? 'en';
+}
+
+/** A placeholder value that reads differently in each language (e.g. a duration). */
+export type LocalizedValue = (language: Language) => string;
+export type MessageValue = string | number | LocalizedValue;
+export type MessageValues = Readonly<Record<string, MessageValue>>;
+
+const PLACEHOLDER = /\{(\w+)\}/g;
+
+/** The names of a text's `{placeholders}`, sorted, each once. */
+export function placeholdersOf(text: string): string[] {
+  return [...new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1] as string))].sort();
+}
+
+/**
+ * The text of `key` in `language` with each `{name}` replaced by its value. One pass: braces inside
+ * a value (a slug such as `{x}`) are not read as placeholders. A placeholder without a value stays
+ * as written.
+ */
+export function formatMessage(language: Language, key: MessageKey, values: MessageValues = {}): string {
+  return (translate(language, key) ?? key).replace(PLACEHOLDER, (whole, name: string) => {
+    const value = Object.hasOwn(values, name) ? values[name] : undefined;
+    if (value === undefined) return whole;
+    return typeof value === 'function' ? value(language) : String(value);
+  });
+}
+
+/**
+ * A number of seconds as words: seconds below a minute, else whole minutes (rounded half up), the
+ * way @fastify/rate-limit writes its `after` in English ("1 second", "30 seconds", "1 minute").
+ * French puts 0 and 1 in the singular, English and German only 1.
+ */
+export function formatDuration(language: Language, seconds: number): string {
+  const [unit, count] = seconds < 60 ? (['seconds', Math.round(seconds)] as const) : (['minutes', Math.floor(seconds / 60 + 0.5)] as const);
+  const one = count === 1 || (language === 'fr' && count === 0);
+  return formatMessage(language, `duration.${unit}.${one ? 'one' : 'other'}`, { count });
 }

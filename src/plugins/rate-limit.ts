@@ -7,6 +7,7 @@ import rateLimit from '@fastify/rate-limit';
 import { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.js';
+import { formatDuration } from '../i18n/index.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const WINDOW_MS = 60_000;
@@ -33,9 +34,17 @@ export function installRateLimit(app: FastifyInstance, limits: { reads: number; 
     allowList: (request) => request.url.startsWith('/health/') || (isWrite(request) ? limits.writes === 0 : limits.reads === 0),
     max: (request) => (isWrite(request) ? limits.writes : limits.reads),
     keyGenerator: (request) => `${isWrite(request) ? 'write' : 'read'}:${clientOf(request)}`,
+    // The plugin's `after` is English ("30 seconds"); the other languages count the same seconds.
     errorResponseBuilder: (_request, context) =>
-      new ApiError(429, 'rest_too_many_requests', `Too many requests: at most ${context.max} a minute; retry in ${context.after}.`, {}, {
-        'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
-      }),
+      new ApiError(
+        429,
+        'rest_too_many_requests',
+        {
+          key: 'errorMessage.rest_too_many_requests',
+          values: { max: context.max, after: (language) => (language === 'en' ? context.after : formatDuration(language, Math.ceil(context.ttl / 1000))) },
+        },
+        {},
+        { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
+      ),
   });
 }

@@ -20,7 +20,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryRoutesOptions> 
   app.get('', { schema: { querystring: IndexQuerySchema, response: { 200: NamespaceIndexSchema, ...ErrorResponses } } }, async (request) => {
     // WordPress answers a namespace it does not serve the same way (WP_REST_Server::get_namespace_index).
     if (request.query.namespace !== undefined && request.query.namespace !== NAMESPACE) {
-      throw new ApiError(404, 'rest_invalid_namespace', 'The specified namespace could not be found.');
+      throw new ApiError(404, 'rest_invalid_namespace', 'errorMessage.rest_invalid_namespace');
     }
     return docs.index(request, root, request.query.context ?? 'view');
   });

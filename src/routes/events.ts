@@ -36,7 +36,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
   app.get('/events', { schema: { querystring: EventListQuerySchema, response: { 200: EventListResponseSchema, ...ErrorResponses } } }, async (request, reply) => {
     const { items, total, paging, args } = await events.list(request.query, request.caller);
     if (paging.page > 1 && items.length === 0) {
-      throw new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
+      throw new ApiError(404, 'event-archive-page-not-found', 'errorMessage.event-archive-page-not-found');
     }
     const ctx = serializeContext(request, options, false);
     const meta = { page: paging.page, perPage: paging.perPage, total, args };

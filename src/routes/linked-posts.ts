@@ -42,7 +42,7 @@ export function linkedPostRoutes<D extends LinkedPostDoc>(): FastifyPluginAsyncT
       const query = request.query as LinkedPostListParams;
       const { items, total, paging, args } = await service.list(query, request.caller);
       if (paging.page > 1 && items.length === 0) {
-        throw new ApiError(404, `${kind}-archive-page-not-found`, `The requested ${kind} archive page does not exist`);
+        throw new ApiError(404, `${kind}-archive-page-not-found`, `errorMessage.${kind}-archive-page-not-found`);
       }
       const ctx = serializeContext(request, options, false);
       const meta = { page: paging.page, perPage: paging.perPage, total, args };

@@ -109,15 +109,15 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   /** Reads follow reference §4.2/§7.3: trash is gone for everyone, unpublished needs a token. */
   function assertReadable(doc: EventDoc, options: ReadOptions): void {
     if (doc.status === 'trash') {
-      throw new AccessDeniedError('event-no-longer-available', 'This event is no longer available');
+      throw new AccessDeniedError('event-no-longer-available', 'errorMessage.event-no-longer-available');
     }
     if (effectiveStatus(doc, now()) !== 'publish' && options.caller === null) {
-      throw new AccessDeniedError('event-not-accessible', 'The requested event is not accessible');
+      throw new AccessDeniedError('event-not-accessible', 'errorMessage.event-not-accessible');
     }
     if (doc.password !== null) {
       const editContext = options.context === 'edit' && options.caller?.role === 'editor';
       if (!editContext && !passwordMatches(doc.password, options.password)) {
-        throw new AccessDeniedError('event-password-protected', 'The requested event is not accessible without a password');
+        throw new AccessDeniedError('event-password-protected', 'errorMessage.event-password-protected');
       }
     }
   }
@@ -785,7 +785,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       if (slug !== current.slug) {
         const owner = await storage.events.findOne({ slug });
         if (owner && owner._id !== current._id) {
-          throw new ConflictError('rest_slug_conflict', `The slug "${slug}" is already used by event ${owner._id}.`, { params: { slug: 'slug is already in use.' } });
+          throw new ConflictError('rest_slug_conflict', { key: 'errorMessage.rest_slug_conflict.eventId', values: { slug, id: owner._id } }, { params: { slug: 'slug is already in use.' } });
         }
         set.slug = slug;
       }
@@ -797,7 +797,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     } catch (err) {
       // Lost a race for the slug between the check and the write.
       if (err instanceof DuplicateKeyError && err.index === SLUG_INDEX) {
-        throw new ConflictError('rest_slug_conflict', `The slug "${String(set.slug)}" is already used by another event.`, { params: { slug: 'slug is already in use.' } });
+        throw new ConflictError('rest_slug_conflict', { key: 'errorMessage.rest_slug_conflict.event', values: { slug: String(set.slug) } }, { params: { slug: 'slug is already in use.' } });
       }
       throw err;
     }

@@ -230,7 +230,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
       await collection.insertOne(doc);
     } catch (err) {
       if (err instanceof DuplicateKeyError && err.index === def.slugIndex) {
-        throw new ConflictError('rest_slug_conflict', `The slug "${slug}" is already used by another ${def.kind}.`, { params: { slug: 'slug is already in use.' } });
+        throw new ConflictError('rest_slug_conflict', { key: `errorMessage.rest_slug_conflict.${def.kind}`, values: { slug } }, { params: { slug: 'slug is already in use.' } });
       }
       throw err;
     }
@@ -294,7 +294,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     async get(key: LinkedPostKey, caller: Caller | null): Promise<D> {
       const doc = await find(key);
       if (!visibleTo(doc, caller)) {
-        throw new AccessDeniedError(`${def.kind}-not-accessible`, `The requested ${def.kind} is not accessible`);
+        throw new AccessDeniedError(`${def.kind}-not-accessible`, `errorMessage.${def.kind}-not-accessible`);
       }
       return asSeen(doc, now());
     },

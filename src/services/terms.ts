@@ -120,7 +120,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
 
   async function resolveParent(value: unknown, id: number | null, errors: ParamErrors): Promise<number | undefined> {
     if (!hierarchical) {
-      throw new ApiError(400, 'rest_taxonomy_not_hierarchical', 'Cannot set parent term, taxonomy is not hierarchical.', { params: { parent: 'Tags have no parent.' } });
+      throw new ApiError(400, 'rest_taxonomy_not_hierarchical', 'errorMessage.rest_taxonomy_not_hierarchical', { params: { parent: 'Tags have no parent.' } });
     }
     if (value === 0 || value === '0') return 0;
     const parent = typeof value === 'number' || typeof value === 'string' ? await lookup(value) : null;
@@ -136,9 +136,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
   }
 
   function termExists(existing: TermDoc | null): ApiError {
-    const message = hierarchical
-      ? 'A term with the name provided already exists with this parent.'
-      : 'A term with the name provided already exists in this taxonomy.';
+    const message = hierarchical ? 'errorMessage.term_exists.parent' : 'errorMessage.term_exists.taxonomy';
     return new ApiError(400, 'term_exists', message, existing ? { term_id: existing._id } : {});
   }
 
@@ -227,7 +225,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       }
       if (set.slug !== undefined && set.slug !== current.slug) {
         const owner = await collection.findOne({ slug: set.slug });
-        if (owner && owner._id !== id) throw new ConflictError('duplicate_term_slug', `The slug “${set.slug}” is already in use by another term.`, { params: { slug: 'slug is already in use.' } });
+        if (owner && owner._id !== id) throw new ConflictError('duplicate_term_slug', { key: 'errorMessage.duplicate_term_slug', values: { slug: String(set.slug) } }, { params: { slug: 'slug is already in use.' } });
       }
       try {
         const updated = await collection.updateById(id, { $set: set });
@@ -235,7 +233,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
         return { doc: updated, count: (await counts()).get(id) ?? 0 };
       } catch (err) {
         if (err instanceof DuplicateKeyError && err.index === slugIndex) {
-          throw new ConflictError('duplicate_term_slug', `The slug “${String(set.slug)}” is already in use by another term.`, { params: { slug: 'slug is already in use.' } });
+          throw new ConflictError('duplicate_term_slug', { key: 'errorMessage.duplicate_term_slug', values: { slug: String(set.slug) } }, { params: { slug: 'slug is already in use.' } });
         }
         if (err instanceof DuplicateKeyError && err.index === nameIndex) throw termExists(await findByName(nameKey, parent));
         throw err;
@@ -256,7 +254,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       for (const child of children) {
         const clash = await findByName(child.nameKey, doc.parent);
         if (clash && clash._id !== id) {
-          throw new ConflictError('term_exists', `The child category “${child.name}” cannot move up: a category with that name already exists there.`, { term_id: clash._id });
+          throw new ConflictError('term_exists', { key: 'errorMessage.term_exists.moveUp', values: { name: child.name } }, { term_id: clash._id });
         }
       }
       // The term goes first, so a child with its name can take its place.

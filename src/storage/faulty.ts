@@ -69,7 +69,7 @@ export function withStorageDeadline(inner: Storage, timeoutMs: number): Storage 
   return wrapStorage(inner, (_name, call) => {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StorageUnavailableError('The storage did not answer in time, please retry later.')), timeoutMs);
+      timer = setTimeout(() => reject(new StorageUnavailableError('errorMessage.storage-unavailable.timeout')), timeoutMs);
       timer.unref();
     });
     const work = call();

@@ -195,11 +195,16 @@ describe(`${engine.name} engine: namespace index`, () => {
       for (const href of hrefs) expect(href.startsWith(`http://calendar.example.org:8443${root}/`), href).toBe(true);
     });
 
-    it('accepts its own namespace and refuses any other (404 rest_invalid_namespace)', async () => {
+    it('accepts its own namespace and refuses any other (404 rest_invalid_namespace, in the root language)', async () => {
       expect((await get(`${root}/${NS}?namespace=${encodeURIComponent(NS)}`)).statusCode).toBe(200);
       const other = await get(`${root}/${NS}?namespace=wp%2Fv2`);
       expect(other.statusCode).toBe(404);
-      expect(json(other)).toEqual({ code: 'rest_invalid_namespace', message: 'The specified namespace could not be found.', data: { status: 404 } });
+      const message = {
+        en: 'The specified namespace could not be found.',
+        de: 'Der angegebene Namensraum wurde nicht gefunden.',
+        fr: "L'espace de noms indiqué est introuvable.",
+      }[language];
+      expect(json(other)).toEqual({ code: 'rest_invalid_namespace', message, data: { status: 404 } });
     });
 
     it('context=help adds each route’s response schema; an unknown context is a 400', async () => {

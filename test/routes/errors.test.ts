@@ -1,6 +1,7 @@
 /**
  * Cross-cutting HTTP behaviour: authentication (design §4, §5.1, §9.14), the error shape for
- * everything the service or Fastify refuses (design §4, §9.16), and the health routes.
+ * everything the service or Fastify refuses (design §4, §9.16), its message in the language of the
+ * root, and the health routes.
  */
 import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import {
   API,
   EDITOR,
   EDITOR_TOKEN,
+  NS,
+  ROOTS,
   type TestApp,
   VIEWER,
   VIEWER_TOKEN,
@@ -246,6 +249,123 @@ describe.each(engines)('$name engine: authentication and errors', (engine) => {
         expect(body).toEqual({ code: 'rest_headers_too_large', message: expect.any(String), data: { status: 431 } });
       } finally {
         await server.close();
+      }
+    });
+  });
+
+  describe('messages in the language of the root', () => {
+    type Language = (typeof ROOTS)[number]['language'];
+    interface Case {
+      name: string;
+      request: { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; payload?: string };
+      status: number;
+      code: string;
+      messages: Record<Language, string>;
+    }
+    const bigBody = JSON.stringify({ ...makeEventInput(), description: 'y'.repeat(3000) });
+    const CASES: Case[] = [
+      {
+        name: '404 rest-event-not-found',
+        request: { method: 'GET', path: `/${NS}/events/99999999` },
+        status: 404,
+        code: 'rest-event-not-found',
+        messages: { en: 'Event with ID 99999999 does not exist.', de: 'Es gibt keine Veranstaltung mit der ID 99999999.', fr: "Il n'existe aucun événement avec l'ID 99999999." },
+      },
+      {
+        name: '400 rest_invalid_param (data.params stays English)',
+        request: { method: 'GET', path: `/${NS}/events?per_page=abc&page=0` },
+        status: 400,
+        code: 'rest_invalid_param',
+        messages: { en: 'Invalid parameter(s): page, per_page', de: 'Ungültige Parameter: page, per_page', fr: 'Paramètre(s) invalide(s) : page, per_page' },
+      },
+      {
+        name: '401 rest_forbidden',
+        request: { method: 'POST', path: `/${NS}/events`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(makeEventInput()) },
+        status: 401,
+        code: 'rest_forbidden',
+        messages: { en: 'Sorry, you are not allowed to do that.', de: 'Sie sind leider nicht berechtigt, das zu tun.', fr: "Désolé, vous n'êtes pas autorisé à faire cela." },
+      },
+      {
+        name: '404 rest_no_route in the namespace',
+        request: { method: 'GET', path: `/${NS}/nowhere` },
+        status: 404,
+        code: 'rest_no_route',
+        messages: {
+          en: 'No route was found matching the URL and request method.',
+          de: 'Für diese URL und Anfragemethode gibt es keine Route.',
+          fr: "Aucune route ne correspond à l'URL et à la méthode de la requête.",
+        },
+      },
+      {
+        name: '404 rest_no_route outside the namespace',
+        request: { method: 'GET', path: '/nowhere' },
+        status: 404,
+        code: 'rest_no_route',
+        messages: {
+          en: 'No route was found matching the URL and request method.',
+          de: 'Für diese URL und Anfragemethode gibt es keine Route.',
+          fr: "Aucune route ne correspond à l'URL et à la méthode de la requête.",
+        },
+      },
+      {
+        name: '415 rest_unsupported_media_type',
+        request: { method: 'POST', path: `/${NS}/events`, headers: { ...EDITOR, 'content-type': 'application/xml' }, payload: '<event/>' },
+        status: 415,
+        code: 'rest_unsupported_media_type',
+        messages: {
+          en: 'Unsupported content type: send application/json or application/x-www-form-urlencoded.',
+          de: 'Nicht unterstützter Inhaltstyp: Senden Sie application/json oder application/x-www-form-urlencoded.',
+          fr: 'Type de contenu non pris en charge : envoyez application/json ou application/x-www-form-urlencoded.',
+        },
+      },
+      {
+        name: '413 rest_request_too_large (BODY_LIMIT=2048)',
+        request: { method: 'POST', path: `/${NS}/events`, headers: { ...EDITOR, 'content-type': 'application/json' }, payload: bigBody },
+        status: 413,
+        code: 'rest_request_too_large',
+        messages: { en: 'The request body is too large.', de: 'Der Anfragetext ist zu groß.', fr: 'Le corps de la requête est trop volumineux.' },
+      },
+    ];
+
+    let small: TestApp;
+    beforeAll(async () => {
+      small = await openTestApp(engine, { BODY_LIMIT: '2048' });
+    });
+    afterAll(async () => {
+      await small?.close();
+    });
+
+    it.each(CASES)('$name: translated under /de and /fr, code and data byte for byte as under /', async ({ request, status, code, messages }) => {
+      const bodies: string[] = [];
+      for (const { root, language } of ROOTS) {
+        const { path, ...rest } = request;
+        const response = await small.app.inject({ ...rest, url: `${root}${path}` });
+        expect(response.statusCode, `${root}${path}`).toBe(status);
+        const body = json<{ code: string; message: string; data: Record<string, unknown> }>(response);
+        expect(Object.keys(body)).toEqual(['code', 'message', 'data']);
+        expect(body.code).toBe(code);
+        expect(body.message, root).toBe(messages[language]);
+        bodies.push(JSON.stringify({ code: body.code, data: body.data }));
+      }
+      expect(new Set(bodies).size).toBe(1);
+    });
+
+    it('429 rest_too_many_requests counts the wait in the root language', async () => {
+      const limited = await openTestApp(engine, { RATE_LIMIT_READS: '1' });
+      try {
+        expect((await limited.app.inject({ method: 'GET', url: `/de/${NS}/tags` })).statusCode).toBe(200);
+        const expected: Record<Language, RegExp> = {
+          en: /^Too many requests: at most 1 a minute; retry in (\d+ seconds?|1 minute)\.$/,
+          de: /^Zu viele Anfragen: höchstens 1 pro Minute; versuchen Sie es in (\d+ Sekunden?|1 Minute) erneut\.$/,
+          fr: /^Trop de requêtes : 1 au plus par minute ; réessayez dans (\d+ secondes?|1 minute)\.$/,
+        };
+        for (const { root, language } of ROOTS) {
+          const response = await limited.app.inject({ method: 'GET', url: `${root}/${NS}/tags` });
+          expect(response.statusCode).toBe(429);
+          expect(json(response)).toEqual({ code: 'rest_too_many_requests', message: expect.stringMatching(expected[language]), data: { status: 429 } });
+        }
+      } finally {
+        await limited.close();
       }
     });
   });

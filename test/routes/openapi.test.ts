@@ -1,9 +1,10 @@
 /**
  * The OpenAPI document (`GET /{ns}/doc`, issue 8 item 3): a valid OpenAPI 3.1 document under every
  * root, generated from the route schemas; identical paths, methods, parameters and schemas under
- * /en and /de, descriptions in each root's language; `servers[0].url` = the namespace base of the
- * request; the bearer scheme on writes; one Error schema behind every error response; and real
- * responses of every operation (from a seeded app) valid against their documented schemas.
+ * /en and /de, descriptions and tag names in each root's language; `servers[0].url` = the namespace
+ * base of the request; the bearer scheme on writes and on nothing else; one Error schema behind
+ * every error response; and real responses of every operation (from a seeded app) valid against
+ * their documented schemas.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -18,8 +19,8 @@ const engine = engines[0]!;
 
 
 type Json = Record<string, unknown>;
-type Operation = Json & { parameters?: Json[]; requestBody?: Json; responses: Record<string, Json>; security?: unknown; operationId: string };
-type OpenApi = Json & { openapi: string; servers: Array<{ url: string }>; paths: Record<string, Record<string, Operation>>; components: Json & { schemas: Record<string, Json>; responses: Record<string, Json> } };
+type Operation = Json & { parameters?: Json[]; requestBody?: Json; responses: Record<string, Json>; security?: unknown; operationId: string; tags: string[] };
+type OpenApi = Json & { openapi: string; servers: Array<{ url: string }>; paths: Record<string, Record<string, Operation>>; components: Json & { schemas: Record<string, Json>; responses: Record<string, Json> }; tags: Array<{ name: string; description: string }> };
 
 /** Spec §4: every path and method (HEAD, Fastify's automatic twin of GET, is not documented). */
 const SINGLE = ['get', 'post', 'put', 'patch', 'delete'];
@@ -160,16 +161,39 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
       expect((docs[root]!.info as Json).title).toBe(MESSAGES[language]['api.title']);
     });
 
-    it('requires the bearer scheme on writes; reads take it optionally', () => {
+    it('marks the writes, which need a token, as secured, and nothing else', () => {
       const doc = docs[root]!;
       expect((doc.components.securitySchemes as Json).bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(doc).not.toHaveProperty('security');
+      let writes = 0;
       for (const [path, item] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(item)) {
           const write = method !== 'get';
-          expect(op.security, `${method} ${path}`).toEqual(write ? [{ bearer: [] }] : [{}, { bearer: [] }]);
-          if (write) expect(op.responses, `${method} ${path}`).toHaveProperty('401');
+          if (write) {
+            writes += 1;
+            expect(op.security, `${method} ${path}`).toEqual([{ bearer: [] }]);
+            expect(op.responses, `${method} ${path}`).toHaveProperty('401');
+          } else {
+            expect(op, `${method} ${path}`).not.toHaveProperty('security');
+          }
         }
       }
+      expect(writes).toBe(SPEC_OPERATIONS.filter((op) => !op.startsWith('get ')).length);
+    });
+
+    it(`names the tags in ${language}, and files every operation under one of them`, () => {
+      const doc = docs[root]!;
+      const groups = ['discovery', 'events', 'venues', 'organizers', 'categories', 'tags'];
+      expect(doc.tags.map((tag) => tag.name)).toEqual(groups.map((group) => MESSAGES[language][`groupName.${group}`]));
+      expect(doc.tags.map((tag) => tag.description)).toEqual(groups.map((group) => MESSAGES[language][`group.${group}`]));
+      const names = new Set(doc.tags.map((tag) => tag.name));
+      for (const [path, item] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(item)) {
+          expect(op.tags, `${method} ${path}`).toHaveLength(1);
+          expect(names.has(op.tags[0]!), `${method} ${path}: ${op.tags[0]}`).toBe(true);
+        }
+      }
+      expect(doc.paths['/events/{id}']!.get!.tags).toEqual([MESSAGES[language]['groupName.events']]);
     });
 
     it('points every error response at the one Error schema', () => {
@@ -209,13 +233,27 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
     });
   });
 
-  it('has identical paths, methods, parameters and schemas under /en and /de; only the descriptions differ', () => {
+  it('has identical paths, methods, parameters and schemas under /en and /de; only the descriptions and tag names differ', () => {
     const en = docs['/en']!;
     const de = docs['/de']!;
     expect(Object.keys(de.paths)).toEqual(Object.keys(en.paths));
     expect(operationsOf(de)).toEqual(operationsOf(en));
+    // Tag names in /de mapped back to the English ones: the same operations in the same groups.
+    const english = new Map(de.tags.map((tag, i) => [tag.name, en.tags[i]!.name]));
+    expect(english.size).toBe(en.tags.length);
+    const withEnglishTags = (doc: OpenApi): OpenApi => ({
+      ...doc,
+      tags: doc.tags.map((tag) => ({ ...tag, name: english.get(tag.name) ?? tag.name })),
+      paths: Object.fromEntries(
+        Object.entries(doc.paths).map(([path, item]) => [
+          path,
+          Object.fromEntries(Object.entries(item).map(([method, op]) => [method, { ...op, tags: op.tags.map((tag) => english.get(tag) ?? tag) }])),
+        ]),
+      ),
+    });
+    expect(de.tags.map((tag) => tag.name)).not.toEqual(en.tags.map((tag) => tag.name));
     const strip = (doc: OpenApi) => withoutText({ ...doc, info: { ...(doc.info as Json), title: undefined }, servers: undefined });
-    expect(strip(de)).toEqual(strip(en));
+    expect(strip(withEnglishTags(de))).toEqual(strip(en));
     for (const [path, item] of Object.entries(en.paths)) {
       for (const [method, op] of Object.entries(item)) {
         expect(withoutText(de.paths[path]?.[method]?.parameters)).toEqual(withoutText(op.parameters));

@@ -306,9 +306,9 @@ function createDurable(parts: DurableParts): DurableStorage {
   const unavailable = (): StorageUnavailableError => {
     const failure = wal.failed;
     if (failure !== null && !closed) {
-      return new StorageUnavailableError(`The data directory cannot be written (${failure.message}); restart the service to recover.`);
+      return new StorageUnavailableError({ key: 'errorMessage.storage-unavailable.notWritable', values: { detail: failure.message } });
     }
-    return new StorageUnavailableError('The durable storage is closed.');
+    return new StorageUnavailableError('errorMessage.storage-unavailable.durableClosed');
   };
   const assertUsable = (): void => {
     if (closed || wal.failed !== null) throw unavailable();

@@ -28,7 +28,7 @@ export interface EmbeddedStorageOptions {
 export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage {
   let closed = false;
   const assertOpen = (): void => {
-    if (closed) throw new StorageUnavailableError('The embedded storage is closed.');
+    if (closed) throw new StorageUnavailableError('errorMessage.storage-unavailable.embeddedClosed');
   };
   const open = <T extends { _id: number }>(name: CollectionName): EmbeddedCollection<T> =>
     new EmbeddedCollection<T>({ name, definitions: options.indexes[name], assertOpen });
