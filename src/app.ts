@@ -21,7 +21,7 @@ import { installRouteCatalog } from './docs/route-catalog.js';
 import { installDocsUi } from './docs/ui.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
-import { healthRoutes } from './routes/health.js';
+import { ProbeQuietLogController, healthRoutes } from './routes/health.js';
 import { categoryRouteOptions, categoryRoutes } from './routes/categories.js';
 import { organizerRouteOptions, organizerRoutes } from './routes/organizers.js';
 import { tagRouteOptions, tagRoutes } from './routes/tags.js';
@@ -100,6 +100,8 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
+    // Health probes' request lines at debug, everything else as Fastify logs it.
+    logController: new ProbeQuietLogController(),
     schemaController: { compilersFactory: { buildSerializer: buildSharedSerializer } },
     clientErrorHandler,
     // Reliability (issue 10): router errors (bad percent-encoding, over-long parameters) in the error shape too.

@@ -16,6 +16,8 @@ export interface ApiToken {
 
 export type StorageChoice = 'auto' | 'mongodb' | 'memory-server' | 'embedded';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** LOG_FORMAT: `auto` is human-readable on a terminal and JSON lines otherwise (src/logger.ts). */
+export type LogFormat = 'auto' | 'pretty' | 'json';
 
 export interface Config {
   port: number;
@@ -34,6 +36,7 @@ export interface Config {
   /** null: decide at start (true on the embedded engine when the store is empty). */
   seedOnStart: boolean | null;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   trustProxy: boolean;
   corsOrigins: readonly string[];
   /** Largest accepted request body, in bytes. */
@@ -186,6 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
     geolocEnabled: bool(env, 'GEOLOC_ENABLED') ?? true,
     seedOnStart: bool(env, 'SEED_ON_START') ?? null,
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT', ['auto', 'pretty', 'json'] as const, 'auto'),
     trustProxy: bool(env, 'TRUST_PROXY') ?? false,
     corsOrigins: Object.freeze(corsOrigins),
     bodyLimit: int(env, 'BODY_LIMIT', 1_048_576, 1024, 100 * 1_048_576),

@@ -1,15 +1,32 @@
 /**
  * Process entry: loadConfig → createStorage → ensure indexes → seed (empty embedded store) →
- * buildApp → listen; SIGTERM/SIGINT finish in-flight requests, then close storage.
+ * buildApp → listen → a short summary of what runs; SIGTERM/SIGINT finish in-flight requests, then
+ * close storage.
  */
-import { pino } from 'pino';
-import { buildApp, redactUrl } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import path from 'node:path';
+import { buildApp } from './app.js';
+import { RESOURCES } from './cli/seed-schemas.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { preloadGazetteer } from './lib/gazetteer.js';
+import { createLogger } from './logger.js';
 import { seedIfEmpty } from './services/seed.js';
+import { type StorageFacts, startupSummary } from './startup-summary.js';
 import { createStorage } from './storage/create-storage.js';
+import { type Storage } from './storage/port.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
+
+/** The storage as the start-up summary names it; never a credential of MONGODB_URI. */
+async function storageFacts(config: Config, storage: Storage): Promise<StorageFacts> {
+  if (storage.engine === 'embedded') {
+    return config.dataDir === null ? { kind: 'in-memory' } : { kind: 'durable', dataDir: path.resolve(config.dataDir) };
+  }
+  // Without MONGODB_URI a MongoDB engine is an in-memory server this process started.
+  if (config.storage === 'memory-server' || config.mongodbUri === null) return { kind: 'memory-server', database: config.mongodbDb };
+  // The module loads the driver, which this engine has loaded already.
+  const { hostsOfUri } = await import('./storage/mongodb/describe-failure.js');
+  return { kind: 'mongodb', hosts: hostsOfUri(config.mongodbUri), database: config.mongodbDb };
+}
 
 async function main(): Promise<void> {
   let config;
@@ -23,21 +40,22 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  const logger = pino({
-    level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-    serializers: {
-      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
-    },
-  });
+  const logger = await createLogger(config);
+  // Every setting but the two that carry credentials (tokens are counted, the URI is not shown).
+  const { apiTokens, mongodbUri, ...settings } = config;
+  logger.debug({ settings: { ...settings, apiTokens: apiTokens.length, mongodbUri: mongodbUri === null ? null : '(set)' } }, 'configuration');
 
   const storage = await createStorage(config, {
     info: (msg) => logger.info(msg),
     warn: (msg) => logger.warn(msg),
   });
+  let seeded;
   try {
+    const started = performance.now();
     await storage.ensureIndexes();
-    await seedIfEmpty({ storage, config, log: logger });
+    logger.debug(`indexes ensured in ${Math.round(performance.now() - started)} ms`);
+    // The seed's own lines are details; the summary says what it loaded.
+    seeded = await seedIfEmpty({ storage, config, log: { info: (msg) => logger.debug(msg) } });
   } catch (err) {
     if (storage.engine === 'mongodb') {
       // One line naming the server and the cause: a driver stack tells an operator nothing to act
@@ -76,7 +94,10 @@ async function main(): Promise<void> {
     app
       .close()
       .finally(() => clearInterval(drain))
-      .then(() => storage.close())
+      .then(() => {
+        logger.debug('HTTP server closed; closing storage');
+        return storage.close();
+      })
       .then(() => {
         logger.info('shut down cleanly');
         process.exit(0);
@@ -90,6 +111,18 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const summary = startupSummary({
+    host: config.host,
+    port: address !== null && typeof address === 'object' ? address.port : config.port,
+    storage: await storageFacts(config, storage),
+    tokens: {
+      editor: config.apiTokens.filter((t) => t.role === 'editor').length,
+      viewer: config.apiTokens.filter((t) => t.role === 'viewer').length,
+    },
+    seeded: seeded ? RESOURCES.map((r) => [r, seeded.counts[r].created] as const) : null,
+  });
+  for (const line of summary) logger.info(line);
 }
 
 main().catch((err: unknown) => {
