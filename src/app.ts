@@ -22,6 +22,7 @@ import { installDocsUi } from './docs/ui.js';
 import { discoveryRoutes } from './routes/discovery.js';
 import { eventRoutes } from './routes/events.js';
 import { ProbeQuietLogController, healthRoutes } from './routes/health.js';
+import { homeRoutes } from './routes/home.js';
 import { categoryRouteOptions, categoryRoutes } from './routes/categories.js';
 import { organizerRouteOptions, organizerRoutes } from './routes/organizers.js';
 import { tagRouteOptions, tagRoutes } from './routes/tags.js';
@@ -215,5 +216,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     app.register(tagRoutes, tagRouteOptions(base, tags));
   }
   installDocsUi(app, { roots: ROOTS, docs });
+  // `/`, `/en`, `/de`, `/fr`: links to the above for a visitor (outside the namespace, not catalogued).
+  app.register(homeRoutes, { roots: ROOTS, docs });
   return app;
 }
