@@ -334,6 +334,11 @@ export class Planner {
 
   /** What `evaluate` would read for the expression (explain), without evaluating it. */
   explain(expr: Expr): Uses {
+    // A whole filter kept in the cache is read from there (see evaluate): like a cached clause, it
+    // scans nothing now and stands for the indexes its clauses are answered from.
+    if (expr.kind === 'and' && expr.children.length >= 2 && this.host.cache.get(exprKey(expr)) !== undefined) {
+      return combine(expr.children.map((child) => ({ indexes: this.clauseUses(child).indexes, scan: false })));
+    }
     return this.planConjunction(expr.kind === 'and' ? expr.children : [expr]).uses();
   }
 
@@ -396,7 +401,9 @@ export class Planner {
     // but it stands for the index it was built from, which is what explain reports.
     const usesOf = (chosen: readonly Access[]): Uses =>
       combine(chosen.map((a) => (a.cached !== null ? { indexes: this.clauseUses(a.expr).indexes, scan: false } : this.clauseUses(a.expr))));
-    if (estimate === 0) return { estimate: 0, cost: 0, run: () => EMPTY, uses: () => usesOf(accesses) };
+    // Nothing can match: running reads nothing, and the look-ups that came back empty are all the
+    // planning read (not the clauses only a scan could test, which are never tested).
+    if (estimate === 0) return { estimate: 0, cost: 0, run: () => EMPTY, uses: () => usesOf(accesses.filter((a) => a.estimate === 0)) };
     if (accesses.length === 1 && accesses[0]!.cached !== null) {
       const cached = accesses[0]!.cached;
       return { estimate, cost: 0, run: () => MatchSet.ofBits(cached.bits, cached.count), uses: () => usesOf(accesses) };
