@@ -107,7 +107,7 @@ describe('index comparison', () => {
 describe('index sync', () => {
   const drifted = () => {
     const db = inLine();
-    db.events = db.events.filter((i) => i.name !== 'events_post_parent');
+    db.events = db.events.filter((i) => i.name !== 'events_post_parent_start_id');
     db.events.push({ v: 2, key: { title: 1 }, name: 'events_title_legacy' });
     db.venues = db.venues.map((i) => (i.name === 'venues_slug_unique' ? { v: 2, key: { slug: 1 }, name: 'venues_slug_unique' } : i));
     return db;
@@ -129,11 +129,11 @@ describe('index sync', () => {
     const { target, calls } = fakeDatabase(drifted());
     const mode = { check: false, recreate: false, dropUnknown: false };
     const report = await syncIndexSet(target, indexes, mode);
-    expect(calls).toEqual(['create events events_post_parent']);
+    expect(calls).toEqual(['create events events_post_parent_start_id']);
     expect(report.remaining).toEqual({ changed: ['venues.venues_slug_unique'], unknown: ['events.events_title_legacy'], missing: [] });
     const { lines, exitCode } = describeIndexSync(report, mode);
     expect(exitCode).toBe(1);
-    expect(lines).toContain('events: created events_post_parent');
+    expect(lines).toContain('events: created events_post_parent_start_id');
     expect(lines).toContain('venues: venues_slug_unique differs from indexes/ (unique: indexes/ true, database none); run with --recreate to rebuild it');
     expect(lines).toContain('events: events_title_legacy is not in indexes/; run with --drop-unknown to drop it');
   });
@@ -142,7 +142,7 @@ describe('index sync', () => {
     const { target, calls } = fakeDatabase(drifted());
     const mode = { check: false, recreate: true, dropUnknown: true };
     const report = await syncIndexSet(target, indexes, mode);
-    expect(calls).toEqual(['create events events_post_parent', 'drop events events_title_legacy', 'drop venues venues_slug_unique', 'create venues venues_slug_unique']);
+    expect(calls).toEqual(['create events events_post_parent_start_id', 'drop events events_title_legacy', 'drop venues venues_slug_unique', 'create venues venues_slug_unique']);
     expect(report).toMatchObject({ recreated: ['venues.venues_slug_unique'], dropped: ['events.events_title_legacy'], remaining: { changed: [], unknown: [], missing: [] } });
     expect(describeIndexSync(report, mode).exitCode).toBe(0);
     const check = { check: true, recreate: false, dropUnknown: false };
@@ -155,7 +155,7 @@ describe('index sync', () => {
     const { lines, exitCode } = describeIndexSync(await syncIndexSet(target, indexes, mode), mode);
     expect(calls).toEqual([]);
     expect(exitCode).toBe(1);
-    expect(lines).toContain('events: missing events_post_parent');
+    expect(lines).toContain('events: missing events_post_parent_start_id');
     expect(lines.at(-1)).toBe('The database differs from indexes/: 1 missing, 1 changed, 1 unknown.');
 
     // Only an unknown index: still a difference for --check.

@@ -253,8 +253,8 @@ describe.each(engineCases)('%s engine: countValues', (_name, engine) => {
 });
 
 describe.each(engineCases)('%s engine: countValues over an indexed field at scale', (_name, engine) => {
-  // Enough events for the embedded engine to count from its sorted indexes (events_venue_start,
-  // events_categories_start) instead of reading documents; the expected counts are worked out
+  // Enough events for the embedded engine to count from its sorted indexes (events_venue_start_id,
+  // events_categories_start_id) instead of reading documents; the expected counts are worked out
   // here from the fixture itself.
   const events = Array.from({ length: 4000 }, (_, i) =>
     makeEventDoc({

@@ -65,12 +65,12 @@ const INDEX_ORDER: Array<[name: string, input: Partial<EventListInput>, index: s
   ['the default list, latest first', { order: -1 }, 'events_status_start'],
   ['a date window', { dates: { start_date: '2026-07-01', end_date: '2026-07-31' } }, 'events_status_start'],
   ['a date window, latest first', { dates: { start_date: '2026-07-01', end_date: '2026-07-31' }, order: -1 }, 'events_status_start'],
-  ['a category', { categoryIds: [305] }, 'events_categories_start'],
-  ['a category with its descendants', { categoryIds: [305, 306, 307] }, 'events_categories_start'],
-  ['a tag', { tagIds: [407] }, 'events_tags_start'],
-  ['a venue', { venueIds: [112] }, 'events_venue_start'],
-  ['an organizer', { organizerIds: [211] }, 'events_organizers_start'],
-  ['a series (post_parent)', { postParent: 2951 }, 'events_post_parent'],
+  ['a category', { categoryIds: [305] }, 'events_categories_start_id'],
+  ['a category with its descendants', { categoryIds: [305, 306, 307] }, 'events_categories_start_id'],
+  ['a tag', { tagIds: [407] }, 'events_tags_start_id'],
+  ['a venue', { venueIds: [112] }, 'events_venue_start_id'],
+  ['an organizer', { organizerIds: [211] }, 'events_organizers_start_id'],
+  ['a series (post_parent)', { postParent: 2951 }, 'events_post_parent_start_id'],
   ['every status but trash (a token holder)', { statuses: ['publish', 'future', 'draft', 'pending', 'private'] }, 'events_status_start'],
 ];
 
