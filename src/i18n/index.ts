@@ -46,7 +46,6 @@ export function languageOfRoot(root: string): Language {
   return (LANGUAGES as readonly string[]).includes(candidate) ? (candidate as Language) : 'en';
 }
 
-const ROOT_OF_URL = new RegExp(`^/(${LANGUAGES.join('|')})(?=[/?#]|$)`);
 
 /**
  * The language of a request from its URL: the root is the URL's first path segment when that is a
@@ -54,7 +53,10 @@ const ROOT_OF_URL = new RegExp(`^/(${LANGUAGES.join('|')})(?=[/?#]|$)`);
  * It is known before routing, so requests refused before a route is found are answered in it too.
  */
 export function languageOfUrl(url: string): Language {
-  return (ROOT_OF_URL.exec(url)?.[1] as Language | undefined) ?? 'en';
+  if (url[0] !== '/') return 'en';
+  const end = url.slice(1).search(/[/?#]/);
+  const first = end < 0 ? url.slice(1) : url.slice(1, end + 1);
+  return (LANGUAGES as readonly string[]).includes(first) ? (first as Language) : 'en';
 }
 
 /** A placeholder value that reads differently in each language (e.g. a duration). */
