@@ -10,7 +10,7 @@ import { ApiError, NoRouteError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
 import { installIdempotency } from './plugins/idempotency.js';
-import { installRateLimit } from './plugins/rate-limit.js';
+import { installRateLimit, rateLimitsOf } from './plugins/rate-limit.js';
 import { clientErrorHandler, installErrorHandling, replyWithError } from './plugins/error-handler.js';
 import { buildSharedSerializer } from './plugins/serialization.js';
 import { installValidation } from './plugins/validation.js';
@@ -117,8 +117,10 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
 
   installValidation(app);
   installErrorHandling(app);
+  // Rate limiting before authentication: a request refused for its credentials is counted too.
+  const rateLimits = rateLimitsOf(config);
+  installRateLimit(app, rateLimits, config.apiTokens);
   installAuth(app, config.apiTokens);
-  installRateLimit(app, { reads: config.rateLimitReads, writes: config.rateLimitWrites });
   // Reliability (issue 10) — begin: load shedding when the event loop lags (liveness stays exempt).
   if (config.maxEventLoopDelayMs > 0) {
     const sampleInterval = Math.max(10, Math.min(1000, Math.floor(config.maxEventLoopDelayMs / 2)));
@@ -203,7 +205,8 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     namespace: NAMESPACE,
     siteTimezone: config.siteTimezone,
     perPageMax: config.perPageMax,
-    rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
+    // A kind of request is documented as answering 429 when any caller has a limit for it.
+    rateLimits: { reads: Math.max(rateLimits.reads, rateLimits.tokenReads), writes: Math.max(rateLimits.writes, rateLimits.tokenWrites) },
     geolocation: config.geolocEnabled,
   });
   for (const root of ROOTS) {

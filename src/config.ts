@@ -49,9 +49,12 @@ export interface Config {
   /** MAX_EVENT_LOOP_DELAY_MS: above this event-loop lag, requests are shed with 503 + Retry-After; 0 = off. */
   maxEventLoopDelayMs: number;
   // Reliability (issue 10) — end
-  /** Requests per minute and client (token, else IP); 0 turns the limit off. */
+  /** Requests per minute and address of callers without a valid token; 0 turns the limit off. */
   rateLimitReads: number;
   rateLimitWrites: number;
+  /** Requests per minute and API token (RATE_LIMIT_TOKEN_READS / _WRITES); 0 turns the limit off. */
+  rateLimitTokenReads: number;
+  rateLimitTokenWrites: number;
   /**
    * DATA_DIR: where the embedded engine keeps its write-ahead log and snapshots (relative to the
    * working directory); null keeps it in memory only. `npm start` sets ./data.
@@ -200,6 +203,8 @@ export function loadConfig(env: Env = process.env): Config {
     // Reliability (issue 10) — end
     rateLimitReads: int(env, 'RATE_LIMIT_READS', 1200, 0, 10_000_000),
     rateLimitWrites: int(env, 'RATE_LIMIT_WRITES', 120, 0, 10_000_000),
+    rateLimitTokenReads: int(env, 'RATE_LIMIT_TOKEN_READS', 60_000, 0, 10_000_000),
+    rateLimitTokenWrites: int(env, 'RATE_LIMIT_TOKEN_WRITES', 6_000, 0, 10_000_000),
     dataDir: dataDir(env),
   });
 }

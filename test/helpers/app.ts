@@ -59,6 +59,8 @@ export async function openTestApp(
     // Rate limits are off in tests unless a test turns them on (issue 7).
     RATE_LIMIT_READS: '0',
     RATE_LIMIT_WRITES: '0',
+    RATE_LIMIT_TOKEN_READS: '0',
+    RATE_LIMIT_TOKEN_WRITES: '0',
     // Load shedding is off in tests unless a test turns it on (issue 10).
     MAX_EVENT_LOOP_DELAY_MS: '0',
     ...env,

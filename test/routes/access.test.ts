@@ -576,7 +576,7 @@ describe.each(engines)('$name engine: access rules', (engine) => {
     });
 
     it('counts reads and writes separately', async () => {
-      const t = await open({ RATE_LIMIT_READS: '3', RATE_LIMIT_WRITES: '2' });
+      const t = await open({ RATE_LIMIT_TOKEN_READS: '3', RATE_LIMIT_TOKEN_WRITES: '2' });
       for (let i = 0; i < 3; i++) expect((await read(t, EDITOR)).statusCode).toBe(200);
       expect((await read(t, EDITOR)).statusCode).toBe(429);
       const first = await write(t);
@@ -592,7 +592,7 @@ describe.each(engines)('$name engine: access rules', (engine) => {
     });
 
     it('gives each token its own budget, apart from the address it comes from', async () => {
-      const t = await open({ RATE_LIMIT_READS: '2' });
+      const t = await open({ RATE_LIMIT_READS: '2', RATE_LIMIT_TOKEN_READS: '2' });
       for (let i = 0; i < 2; i++) expect((await read(t)).statusCode).toBe(200);
       expect((await read(t)).statusCode).toBe(429);
       // Same address, with tokens: separate budgets, one per token.

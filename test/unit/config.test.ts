@@ -44,6 +44,8 @@ describe('loadConfig', () => {
       maxEventLoopDelayMs: 1000, // issue 10
       rateLimitReads: 1200,
       rateLimitWrites: 120,
+      rateLimitTokenReads: 60_000,
+      rateLimitTokenWrites: 6_000,
       dataDir: null,
     });
     expect(Object.isFrozen(config)).toBe(true);
