@@ -1,7 +1,7 @@
 /**
  * Process entry: loadConfig → createStorage → ensure indexes → seed (empty embedded store) →
- * buildApp → listen → a short summary of what runs; SIGTERM/SIGINT finish in-flight requests, then
- * close storage.
+ * buildApp → warm-up → listen → a short summary of what runs; SIGTERM/SIGINT finish in-flight
+ * requests, then close storage.
  */
 import path from 'node:path';
 import { buildApp } from './app.js';
@@ -13,6 +13,7 @@ import { seedIfEmpty } from './services/seed.js';
 import { type StorageFacts, startupSummary } from './startup-summary.js';
 import { createStorage } from './storage/create-storage.js';
 import { type Storage } from './storage/port.js';
+import { warmUp } from './warm-up.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -110,6 +111,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 
+  await warmUp(app, config, { logger });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const summary = startupSummary({

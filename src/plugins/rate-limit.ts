@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { type ApiToken, type Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { formatDuration } from '../i18n/index.js';
+import { isWarmUpRequest } from '../warm-up.js';
 import { presentedToken } from './auth.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -77,8 +78,9 @@ export function installRateLimit(app: FastifyInstance, limits: RateLimits, token
     global: false,
     enableDraftSpec: true,
     timeWindow: WINDOW_MS,
-    // A kind of caller whose limit is 0 is not limited; health probes never are.
-    allowList: (request, key) => request.url.startsWith('/health/') || limitOfKey(key) === 0,
+    // A kind of caller whose limit is 0 is not limited; health probes and the start-up warm-up
+    // (src/warm-up.ts, before the server listens) never are.
+    allowList: (request, key) => request.url.startsWith('/health/') || isWarmUpRequest(request) || limitOfKey(key) === 0,
     max: (_request, key) => limitOfKey(key),
     keyGenerator: keyOf,
     // The plugin's `after` is English ("30 seconds"); the other languages count the same seconds.
