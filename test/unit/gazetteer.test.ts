@@ -4,6 +4,7 @@
  * network. Expected coordinates are the places' true ones (general knowledge), checked within
  * ±0.5°; they are not copied from the data.
  */
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import {
   cityAliases,
@@ -14,6 +15,7 @@ import {
   preloadGazetteer,
   regionTables,
   resolveCountry,
+  zipcodeRows,
 } from '../../src/lib/gazetteer.js';
 
 const TOLERANCE = 0.5;
@@ -263,5 +265,14 @@ describe('loading and speed', () => {
     for (let i = 0; i < 20_000; i++) geocode(queries[i % queries.length]!);
     // ~1–5 µs a lookup when measured; the bound only catches an accidental linear scan.
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('zipcodes data read as JSON', () => {
+  it('holds exactly the rows, in the order, that loading the package gives', () => {
+    const viaModule = (createRequire(import.meta.url)('zipcodes') as { codes: Record<string, unknown> }).codes;
+    const viaJson = zipcodeRows().codes;
+    expect(Object.keys(viaJson)).toEqual(Object.keys(viaModule));
+    expect(viaJson).toEqual(viaModule);
   });
 });
