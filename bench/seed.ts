@@ -5,7 +5,7 @@
  * written) — and the peak RSS. Each store is measured in a process of its own (a fresh heap):
  *
  * - `durable`: the embedded engine with a data directory (a temporary one), as `npm run seed` and
- *   `npm start` use it: every write logged and fdatasync'ed;
+ *   `npm start` use it: every write committed to LMDB;
  * - `memory`: the embedded engine without one (what the test suites use);
  * - with MONGODB_URI set, `--store configured` loads into that database instead.
  *

@@ -753,7 +753,7 @@ class SeedRun {
    * layers — an event whose series parent (`post_parent`) is in the same batch goes one layer after
    * its parent, which is written (and its id known) first. Each layer's new events are one insertMany.
    * (Flushing the batch at every in-batch parent instead made a file of ten-event series into
-   * ten-event writes: 100 times the lookups, and one log sync per ten events on a durable store.)
+   * ten-event writes: 100 times the lookups, and one commit per ten events on a durable store.)
    */
   private async applyEvents(source: SeedSource): Promise<void> {
     let batch: Array<PreparedEvent & { layer: number }> = [];

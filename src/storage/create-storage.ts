@@ -6,8 +6,8 @@
  */
 import { type Config } from '../config.js';
 import { indexes } from '../../indexes/index.js';
-import { openDurableStorage } from './durable/index.js';
 import { createEmbeddedStorage } from './embedded/index.js';
+import { openLmdbStorage } from './lmdb/index.js';
 // `import type`, not `import { type … }`: under verbatimModuleSyntax the latter still loads the module
 // (and with it the driver), which only a MongoDB engine needs (loadMongo below).
 import type { MongoTimeouts } from './mongodb/index.js';
@@ -91,12 +91,12 @@ export async function createStorage(
     }
   };
 
-  // DATA_DIR (issue 9.4): the embedded engine keeps a write-ahead log there and restores it at start.
+  // DATA_DIR: the embedded engine keeps its data there in LMDB and reads it back at start.
   const dataDir = config.dataDir ?? null;
   const embedded = async (reason: string): Promise<Storage> =>
     dataDir === null
       ? createEmbeddedStorage({ indexes, reason })
-      : openDurableStorage({ dir: dataDir, indexes, reason: `${reason}, durable in ${dataDir}`, log });
+      : openLmdbStorage({ dir: dataDir, indexes, reason: `${reason}, durable in ${dataDir}`, log });
 
   switch (config.storage) {
     case 'embedded':

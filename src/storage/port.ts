@@ -391,8 +391,8 @@ export interface Storage {
   /**
    * For a load acknowledged once, at its end (the seed command's summary): writes through the
    * returned storage need not each wait until durable, and `settle()` waits for all of them. The
-   * durable embedded engine implements it (a write then waits for no fdatasync; the log syncs in
-   * the background, grouping what arrives meanwhile); where absent, writes are used as they are.
+   * durable embedded engine implements it (a write then waits for no commit; LMDB commits in the
+   * background, grouping what arrives meanwhile); where absent, writes are used as they are.
    */
   bulkLoad?(): BulkLoad;
 }

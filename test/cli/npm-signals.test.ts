@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lockDirectory } from '../../src/storage/durable/files.js';
+import { lockDirectory } from '../../src/storage/lmdb/lock.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const STOP_WITHIN_MS = 10_000;

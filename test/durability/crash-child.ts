@@ -2,7 +2,7 @@
  * The write load of the crash test (crash.test.ts), run as a child process that the test kills
  * with SIGKILL at a random moment:
  *
- *   node --import tsx test/durability/crash-child.ts <dataDir> <seed> <compactMinBytes>
+ *   node --import tsx test/durability/crash-child.ts <dataDir> <seed>
  *
  * (tsx as a loader, not node_modules/.bin/tsx: that wrapper runs the script in a grandchild, which
  * a SIGKILL of the wrapper would leave running.)
@@ -11,16 +11,15 @@
  * tags, update them, update many events at once and delete some. Each worker owns the documents it
  * created and writes them one at a time, so at most one write per document is ever unacknowledged.
  * One JSON line per event on stdout: `try` before a write, `ack` only once it resolved (the
- * acknowledgement), `step` when compaction reaches a step (then pauses briefly, so a kill can land
- * between steps).
+ * acknowledgement).
  */
 import { indexes } from '../../indexes/index.js';
-import { openDurableStorage } from '../../src/storage/durable/index.js';
+import { openLmdbStorage } from '../../src/storage/lmdb/index.js';
 import { makeEventDoc, makeTagDoc, makeVenueDoc } from '../helpers/factories.js';
 import { crashDescription } from './helpers.js';
 
-const [dir, seedArg, compactArg] = process.argv.slice(2);
-if (dir === undefined) throw new Error('usage: crash-child.ts <dataDir> <seed> <compactMinBytes>');
+const [dir, seedArg] = process.argv.slice(2);
+if (dir === undefined) throw new Error('usage: crash-child.ts <dataDir> <seed>');
 
 let seed = Number(seedArg ?? 1) >>> 0 || 1;
 /** xorshift32: each round of the test runs a different, reproducible load. */
@@ -34,24 +33,15 @@ function random(): number {
 }
 
 const say = (line: Record<string, unknown>): void => void process.stdout.write(`${JSON.stringify(line)}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const storage = await openDurableStorage({
+const storage = await openLmdbStorage({
   dir,
   indexes,
   reason: 'crash test',
-  compactMinBytes: Number(compactArg ?? 32 * 1024),
-  compactRatio: 0.5,
   log: { info: (msg) => process.stderr.write(`${msg}\n`), warn: (msg) => process.stderr.write(`WARN ${msg}\n`) },
-  hooks: {
-    async compactionStep(step, generation) {
-      say({ t: 'step', step, generation });
-      await sleep(15);
-    },
-  },
 });
 await storage.ensureIndexes();
-say({ t: 'ready', recovery: storage.stats().recovery });
+say({ t: 'ready', opened: storage.stats() });
 
 const WORKERS = 16;
 

@@ -1,63 +1,15 @@
 /**
- * Durability through the HTTP server (issues 9.4 and 10): `src/server.ts` runs as a child with
- * DATA_DIR, clients create and update events; the server is stopped with SIGTERM during the load
- * (it must finish what is in flight, refuse the rest, flush the log and exit 0 within the grace
- * period) or killed with SIGKILL; after a restart on the same directory every write that got a
- * 2xx is there with the content it was acknowledged with.
+ * Durability through the HTTP server: `src/server.ts` runs as a child with DATA_DIR, clients create
+ * and update events; the server is stopped with SIGTERM during the load (it must finish what is in
+ * flight, refuse the rest, close the storage and exit 0 within the grace period) or killed with
+ * SIGKILL; after a restart on the same directory every write that got a 2xx is there with the
+ * content it was acknowledged with.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeTempDir, open, recordingLog, removeDir } from './helpers.js';
+import { API, AUTH, makeTempDir, open, recordingLog, removeDir, type Server, startServer } from './helpers.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TOKEN = 'durability-editor-token-0123456789';
-const AUTH = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-const API = '/calendar/events/v1';
 /** server.ts's SHUTDOWN_GRACE_MS. */
 const GRACE_MS = 10_000;
-
-interface Server {
-  child: ChildProcess;
-  base: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-  output: () => string;
-}
-
-async function startServer(dataDir: string): Promise<Server> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !['MONGODB_URI', 'STORAGE', 'PORT', 'HOST', 'SEED_ON_START'].includes(key)) env[key] = value;
-  }
-  Object.assign(env, {
-    DATA_DIR: dataDir,
-    STORAGE: 'embedded',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    API_TOKENS: `editor:${TOKEN}`,
-    SEED_ON_START: 'false',
-    RATE_LIMIT_READS: '0',
-    RATE_LIMIT_WRITES: '0',
-    LOG_LEVEL: 'info',
-  });
-  // node with tsx as a loader: the signals reach the server itself, not a wrapper around it.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() }));
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exited.then(({ code, signal }) => reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`)));
-  });
-  return { child, base, exited, output: () => output };
-}
 
 interface Ledger {
   /** Last acknowledged title per event id, and the title of a later write that got no answer. */

@@ -371,7 +371,7 @@ export class EmbeddedCollection<T extends { _id: number }> implements Collection
    * refreshing a cached $text clause through hasAnyTerm. A bulk load (the seed CLI storing 100,000
    * events a thousand at a time, looking them up by slug in between, which the unique index
    * answers) never reads them: its process ends without paying for them (12–15% of its time), and a
-   * durable store's next process builds them from the log at start-up anyway. Adding a document's
+   * durable store's next process builds them from LMDB at start-up anyway. Adding a document's
    * entries later gives the same indexes (they cannot refuse it), and removals catch up first, so a
    * deferred slot always still holds the document it was deferred with.
    */
