@@ -16,6 +16,7 @@ import { describeIndexSync } from '../../src/cli/indexes.js';
 import { describeDroppedConflict, type ListedIndex, prepareIndexSet, syncIndexSet } from '../../src/storage/mongodb/index-diff.js';
 import { mongoIndexTarget } from '../../src/storage/mongodb/index.js';
 import { COLLECTION_NAMES, type CollectionName, type IndexDefinition, type IndexSet } from '../../src/storage/port.js';
+import { asListed, ID_INDEX } from '../helpers/listed-indexes.js';
 
 const EVENTS: IndexDefinition[] = [
   { name: 'events_slug_unique', key: { slug: 1 }, unique: true },
@@ -29,21 +30,6 @@ const TAGS: IndexDefinition[] = [
 /** indexes/ for these tests: its own, so that edits of indexes/ change nothing here. */
 const wanted = (): IndexSet => ({ ...(Object.fromEntries(COLLECTION_NAMES.map((c) => [c, []])) as unknown as IndexSet), events: EVENTS, tags: TAGS });
 
-/** What MongoDB lists for an index created from a definition. */
-function asListed(def: IndexDefinition): ListedIndex {
-  const entries = Object.entries(def.key);
-  const textFields = entries.filter(([, v]) => v === 'text').map(([f]) => f);
-  if (textFields.length === 0) return { v: 2, key: { ...def.key }, name: def.name, ...(def.unique ? { unique: true } : {}) };
-  const key: Record<string, unknown> = {};
-  for (const [field, value] of entries) {
-    if (value !== 'text') key[field] = value;
-    else if (!('_fts' in key)) Object.assign(key, { _fts: 'text', _ftsx: 1 });
-  }
-  const weights = Object.fromEntries(textFields.sort().map((f) => [f, def.weights?.[f] ?? 1]));
-  return { v: 2, key, name: def.name, weights, default_language: def.default_language ?? 'english', language_override: 'language', textIndexVersion: 3 };
-}
-
-const ID_INDEX: ListedIndex = { v: 2, key: { _id: 1 }, name: '_id_' };
 
 const serverError = (code: number, codeName: string, errmsg: string) => new MongoServerError({ ok: 0, code, codeName, errmsg });
 

@@ -8,32 +8,8 @@ import { indexes } from '../../indexes/index.js';
 import { describeIndexSync, indexesCli, parseIndexesArgs } from '../../src/cli/indexes.js';
 import { diffIndexes, indexDifferences, type IndexTarget, type ListedIndex, syncIndexSet } from '../../src/storage/mongodb/index-diff.js';
 import { COLLECTION_NAMES, type CollectionName, type IndexDefinition } from '../../src/storage/port.js';
+import { asListed, ID_INDEX } from '../helpers/listed-indexes.js';
 
-/** What MongoDB lists for an index created from a definition (text keys folded into _fts/_ftsx). */
-function asListed(def: IndexDefinition): ListedIndex {
-  const entries = Object.entries(def.key);
-  const textFields = entries.filter(([, v]) => v === 'text').map(([f]) => f);
-  if (textFields.length === 0) {
-    return {
-      v: 2,
-      key: def.key,
-      name: def.name,
-      ...(def.unique ? { unique: true } : {}),
-      ...(def.expireAfterSeconds !== undefined ? { expireAfterSeconds: def.expireAfterSeconds } : {}),
-      ...(Object.values(def.key).includes('2dsphere') ? { '2dsphereIndexVersion': 3 } : {}),
-    };
-  }
-  const key: Record<string, unknown> = {};
-  for (const [field, value] of entries) {
-    if (value !== 'text') key[field] = value;
-    else if (!('_fts' in key)) Object.assign(key, { _fts: 'text', _ftsx: 1 });
-  }
-  // The server lists weights in field-name order, with the default weight for unweighted fields.
-  const weights = Object.fromEntries(textFields.sort().map((f) => [f, def.weights?.[f] ?? 1]));
-  return { v: 2, key, name: def.name, weights, default_language: def.default_language ?? 'english', language_override: 'language', textIndexVersion: 3 };
-}
-
-const ID_INDEX: ListedIndex = { v: 2, key: { _id: 1 }, name: '_id_' };
 
 /** A database in memory, listing what was created the way MongoDB does. */
 function fakeDatabase(initial: Partial<Record<CollectionName, ListedIndex[]>> = {}) {

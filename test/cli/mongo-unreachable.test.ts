@@ -6,22 +6,13 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/ports.js';
 import { indexesCli } from '../../src/cli/indexes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A port nothing listens on: bound by the system, then released. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('server start-up with an unreachable MongoDB', () => {
   it('exits non-zero with one line naming host:port and ECONNREFUSED, no stack, no password', { timeout: 30_000 }, async () => {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseSeedArgs, seedCli } from '../../src/cli/seed.js';
 import { createConsoleReporter } from '../../src/cli/seed-output.js';
+import { StorageUnavailableError } from '../../src/errors.js';
 import { type Storage } from '../../src/storage/port.js';
 import { openStorage, seedDir, smallCalendar } from './seed-fixtures.js';
 
@@ -169,4 +170,15 @@ describe('seed command', () => {
     expect(missing.code, missing.stderr).toBe(2);
     expect(missing.stderr).toContain('no-such-events.json: no such file or directory');
   }, 60_000);
+
+  it('exits 1 with the reason when the storage refuses a bulk insert, and reports nothing as written', async () => {
+    storage.events.insertMany = () => Promise.reject(new StorageUnavailableError());
+    const out = capture();
+    const err = capture();
+    const code = await seedCli([dir.dir], { out: out.stream, err: err.stream, storage, env: { STORAGE: 'embedded' } });
+    expect(code).toBe(1);
+    expect(err.text()).toMatch(/^seed: .*The storage is unavailable, please retry later\.$/m);
+    expect(out.text()).toBe('');
+    expect(await storage.events.count({})).toBe(0);
+  });
 });

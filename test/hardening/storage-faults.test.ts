@@ -8,9 +8,9 @@
  */
 import { type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultPlan, type FaultyStorage, createFaultyStorage } from '../../src/storage/faulty.js';
+import { type FaultPlan, type FaultyStorage } from '../../src/storage/faulty.js';
 import { API, EDITOR, type TestApp, createEventOk, insertCategory, insertVenue, json, makeEventInput, openTestApp, snapshot } from '../helpers/app.js';
-import { type EngineUnderTest, enginesUnderTest } from '../helpers/engines.js';
+import { type EngineUnderTest, enginesUnderTest, withFaults } from '../helpers/engines.js';
 
 const { engines } = await enginesUnderTest();
 
@@ -35,14 +35,9 @@ describe.each(engines)('storage faults ($name engine)', (engine: EngineUnderTest
   let categoryId: number;
 
   beforeAll(async () => {
-    const wrapped: EngineUnderTest = {
-      name: engine.name,
-      async open() {
-        faulty = createFaultyStorage(await engine.open());
-        return faulty;
-      },
-    };
-    t = await openTestApp(wrapped, { STORAGE_TIMEOUT_MS: String(STORAGE_TIMEOUT_MS), REQUEST_TIMEOUT_MS: '1000' });
+    const wrapped = withFaults(engine);
+    t = await openTestApp(wrapped.engine, { STORAGE_TIMEOUT_MS: String(STORAGE_TIMEOUT_MS), REQUEST_TIMEOUT_MS: '1000' });
+    faulty = wrapped.faulty();
     eventId = (await createEventOk(t.app)).id as number;
     venueId = (await insertVenue(t.storage))._id;
     categoryId = (await insertCategory(t.storage))._id;

@@ -8,6 +8,7 @@ import { inject } from 'vitest';
 import { indexes } from '../../indexes/index.js';
 import { loadConfig, loadTestEngineChoice } from '../../src/config.js';
 import { createEmbeddedStorage } from '../../src/storage/embedded/index.js';
+import { createFaultyStorage, type FaultyStorage } from '../../src/storage/faulty.js';
 import { createMongoStorage } from '../../src/storage/mongodb/index.js';
 import { type EngineName, type Storage } from '../../src/storage/port.js';
 import { type MongoTestTarget, NO_MONGODB_REASON } from './global-setup.js';
@@ -84,4 +85,25 @@ export async function enginesUnderTest(): Promise<EngineSelection> {
   }
   for (const { name, reason } of skipped) console.log(`${name} engine: skipped (${reason})`);
   return { engines, skipped };
+}
+
+/**
+ * `engine` with every storage it opens wrapped for fault injection; `faulty()` is the last one
+ * opened (the test app's), through which a test injects and clears faults.
+ */
+export function withFaults(engine: EngineUnderTest): { engine: EngineUnderTest; faulty(): FaultyStorage } {
+  let last: FaultyStorage | undefined;
+  return {
+    engine: {
+      name: engine.name,
+      async open() {
+        last = createFaultyStorage(await engine.open());
+        return last;
+      },
+    },
+    faulty() {
+      if (last === undefined) throw new Error('withFaults: no storage opened yet');
+      return last;
+    },
+  };
 }

@@ -8,10 +8,10 @@
  */
 import { type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFaultyStorage, type FaultyStorage } from '../../src/storage/faulty.js';
+import { type FaultyStorage } from '../../src/storage/faulty.js';
 import { type Storage } from '../../src/storage/port.js';
 import { API, EDITOR, EDITOR_TOKEN, NS, type TestApp, VIEWER_TOKEN, countAll, json, makeEventInput, openTestApp } from '../helpers/app.js';
-import { type EngineUnderTest, enginesUnderTest } from '../helpers/engines.js';
+import { type EngineUnderTest, enginesUnderTest, withFaults } from '../helpers/engines.js';
 
 const { engines } = await enginesUnderTest();
 
@@ -308,14 +308,9 @@ describe.each(engines)('$name engine: a create whose write is not confirmed', (e
   let faulty: FaultyStorage;
 
   beforeAll(async () => {
-    const wrapped: EngineUnderTest = {
-      name: engine.name,
-      async open() {
-        faulty = createFaultyStorage(await engine.open());
-        return faulty;
-      },
-    };
-    t = await openTestApp(wrapped);
+    const wrapped = withFaults(engine);
+    t = await openTestApp(wrapped.engine);
+    faulty = wrapped.faulty();
   });
   afterAll(async () => {
     faulty?.clear();

@@ -6,9 +6,9 @@
  * produced by the driver itself against a port where nothing listens.
  */
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError, TopologyType } from 'mongodb';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/ports.js';
 import { describeMongoFailure, hostsOfUri } from '../../src/storage/mongodb/describe-failure.js';
 import { translateMongoError } from '../../src/storage/mongodb/errors.js';
 
@@ -151,12 +151,3 @@ function catchError(run: () => unknown): Error {
   throw new Error('expected an error');
 }
 
-/** A port nothing listens on: bound by the system, then released. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
