@@ -6,6 +6,7 @@ import formbody from '@fastify/formbody';
 import { type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { type Config } from './config.js';
+import { appLogging } from './logger.js';
 import { ApiError, NoRouteError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
@@ -52,13 +53,6 @@ export interface AppOptions {
 /** The language roots (design §4): routes, parameters and defaults are identical under each. */
 export const ROOTS = ['', '/en', '/de', '/fr'] as const;
 
-/** Query parameters whose values never reach the logs. */
-const SECRET_QUERY = /([?&](?:password|token|access_token)=)[^&]*/gi;
-
-export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[redacted]');
-}
-
 /** First `$`-prefixed key in a query or body, as a parameter name (operator injection is refused). */
 export function findOperatorKey(value: unknown, path: string[] = [], depth = 0): string | null {
   if (depth > 32 || value === null || typeof value !== 'object') return null;
@@ -73,26 +67,10 @@ export function findOperatorKey(value: unknown, path: string[] = [], depth = 0):
 export function buildApp({ config, storage: rawStorage, logger, now }: AppOptions): FastifyInstance {
   // Reliability (issue 10): every storage call has a deadline (STORAGE_TIMEOUT_MS) → 503, never a hang.
   const storage = withStorageDeadline(rawStorage, config.storageTimeoutMs);
-  const loggerOptions =
-    logger === undefined
-      ? {
-          level: config.logLevel,
-          redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'body.password'], censor: '[redacted]' },
-          serializers: {
-            req: (req: { method: string; url: string; host?: string; ip?: string }) => ({
-              method: req.method,
-              url: redactUrl(req.url),
-              host: req.host,
-              remoteAddress: req.ip,
-            }),
-          },
-        }
-      : logger;
 
   const app = Fastify({
-    ...(loggerOptions !== null && typeof loggerOptions === 'object' && 'child' in loggerOptions
-      ? { loggerInstance: loggerOptions as FastifyBaseLogger }
-      : { logger: loggerOptions as FastifyServerOptions['logger'] }),
+    // Logging, and the rule that keeps credentials out of it: src/logger.ts.
+    ...appLogging(logger, config.logLevel),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,

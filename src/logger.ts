@@ -1,11 +1,88 @@
 /**
- * The server's logger: JSON lines for machines (a log collector, a container runtime), or
+ * The logging of the server and of the app, and the one rule that keeps credentials out of it.
+ *
+ * The server's logger writes JSON lines for machines (a log collector, a container runtime), or
  * human-readable lines (pino-pretty) for a person at a terminal. LOG_FORMAT decides; `auto` asks
  * whether stdout is a terminal.
+ *
+ * Credentials never reach the logs: a request is logged without its headers (so no Authorization
+ * and no Cookie) and with the value of every credential query parameter masked; a record that
+ * carries a body's password or a request's credential headers anyway has them censored. The app
+ * installs the request serializer on every request's logger, so the rule holds whatever logger it
+ * was given (the server's, its own default, a test's pino instance or Fastify logger options).
  */
-import { type Logger, type LoggerOptions, pino } from 'pino';
+import { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import { type Config, type LogFormat } from './config.js';
-import { redactUrl } from './app.js';
+
+/** What replaces a credential in the logs. */
+export const REDACTED = '[redacted]';
+
+/**
+ * Paths pino censors in every record of our loggers. Request lines never carry headers (see
+ * `requestForLog`); the header paths still censor them should a record hold a request's headers.
+ */
+export const REDACTED_PATHS: readonly string[] = ['req.headers.authorization', 'req.headers.cookie', 'body.password'];
+
+/** Query parameters that carry credentials; their values never reach the logs. */
+const SECRET_PARAMS = new Set(['password', 'token', 'access_token']);
+
+/**
+ * A URL for the logs: the value of every credential parameter is masked, however its name is
+ * spelled in the query (`password=`, `PASSWORD=`, `pass%77ord=`, `password[]=`), since the query
+ * parser decodes all of them to the same parameter.
+ */
+export function redactUrl(url: string): string {
+  const start = url.indexOf('?');
+  if (start === -1) return url;
+  const pairs = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const rawKey = eq === -1 ? pair : pair.slice(0, eq);
+      let key = rawKey;
+      try {
+        key = decodeURIComponent(rawKey.replaceAll('+', ' '));
+      } catch {
+        // A malformed escape is kept as is by the parser too.
+      }
+      const name = key.replace(/\[.*$/, '').trim().toLowerCase();
+      return SECRET_PARAMS.has(name) ? `${rawKey}=${REDACTED}` : pair;
+    });
+  return `${url.slice(0, start + 1)}${pairs.join('&')}`;
+}
+
+/** A request as logged: no headers, credential query values masked. */
+export function requestForLog(req: { method: string; url: string; host?: string; ip?: string }): Record<string, unknown> {
+  return { method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip };
+}
+
+/** pino options of our loggers (the server's, and the app's when it is given none). */
+export function loggerOptions(level: string): LoggerOptions {
+  return { level, redact: { paths: [...REDACTED_PATHS], censor: REDACTED }, serializers: { req: requestForLog } };
+}
+
+/** Every request's logger serialises its request with `requestForLog`, whoever made the parent logger. */
+const redactingChildLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
+  logger.child(bindings, { ...options, serializers: { ...options.serializers, req: requestForLog } });
+
+/**
+ * The logging options of the app's Fastify instance: the logger it was given (a pino instance, or
+ * Fastify logger options; false silences it), else `loggerOptions` at `level`; and the request
+ * loggers' serializer in every case.
+ */
+export function appLogging(
+  logger: FastifyBaseLogger | FastifyServerOptions['logger'] | undefined,
+  level: string,
+): Pick<FastifyServerOptions, 'logger' | 'childLoggerFactory'> & { loggerInstance?: FastifyBaseLogger } {
+  const given = logger === undefined ? loggerOptions(level) : logger;
+  const logging =
+    given !== null && typeof given === 'object' && 'child' in given
+      ? { loggerInstance: given as FastifyBaseLogger }
+      : { logger: given as FastifyServerOptions['logger'] };
+  return { ...logging, childLoggerFactory: redactingChildLoggerFactory };
+}
 
 export function resolveLogFormat(setting: LogFormat, stdoutIsTty: boolean): 'pretty' | 'json' {
   if (setting !== 'auto') return setting;
@@ -39,15 +116,14 @@ export function prettyMessage(log: Record<string, unknown>, messageKey: string):
 /** Fields shown in a pretty line's message (prettyMessage) or of no use to a person reading it. */
 const PRETTY_IGNORE = 'pid,hostname,reqId,req,res,responseTime';
 
-export async function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, stdoutIsTty = process.stdout.isTTY === true): Promise<Logger> {
-  const options: LoggerOptions = {
-    level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-    serializers: {
-      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
-    },
-  };
-  if (resolveLogFormat(config.logFormat, stdoutIsTty) === 'json') return pino(options);
+/** The server's logger; JSON lines go to `destination` (tests read them), stdout by default. */
+export async function createLogger(
+  config: Pick<Config, 'logLevel' | 'logFormat'>,
+  stdoutIsTty = process.stdout.isTTY === true,
+  destination?: DestinationStream,
+): Promise<Logger> {
+  const options = loggerOptions(config.logLevel);
+  if (resolveLogFormat(config.logFormat, stdoutIsTty) === 'json') return pino(options, destination);
   // Loaded only when used: a JSON-logging process (a container, CI) never loads it.
   const { default: pretty } = await import('pino-pretty');
   // Synchronous, in this thread: the server exits (process.exit) right after its last line, and a

@@ -1,7 +1,8 @@
 /**
  * Bearer-token authentication (design §4). Tokens come from API_TOKENS; they are compared in
- * constant time and never logged. Write routes declare `config: { access: 'write' }`; an anonymous
- * or invalid caller is refused in `onRequest`, before the body is even parsed (design §9.14).
+ * constant time and never logged (src/logger.ts keeps credentials out of the logs). Write routes
+ * declare `config: { access: 'write' }`; an anonymous or invalid caller is refused in `onRequest`,
+ * before the body is even parsed (design §9.14).
  */
 import { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -42,50 +43,7 @@ export function authenticate(header: string | undefined, tokens: readonly ApiTok
   return found ? { role: found.role, authorId: found.authorId } : 'invalid';
 }
 
-/** Query parameters that carry credentials; their values never reach the logs. */
-const SECRET_PARAMS = new Set(['password', 'token', 'access_token']);
-
-/**
- * A URL for the logs: the value of every credential parameter is masked, however its name is
- * spelled in the query (`password=`, `pass%77ord=`, `password[]=`), since the query parser decodes
- * all of them to the same parameter.
- */
-export function redactCredentials(url: string): string {
-  const start = url.indexOf('?');
-  if (start === -1) return url;
-  const pairs = url
-    .slice(start + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const rawKey = eq === -1 ? pair : pair.slice(0, eq);
-      let key = rawKey;
-      try {
-        key = decodeURIComponent(rawKey.replaceAll('+', ' '));
-      } catch {
-        // A malformed escape is kept as is by the parser too.
-      }
-      const name = key.replace(/\[.*$/, '').trim().toLowerCase();
-      return SECRET_PARAMS.has(name) ? `${rawKey}=[redacted]` : pair;
-    });
-  return `${url.slice(0, start + 1)}${pairs.join('&')}`;
-}
-
-const requestForLog = (req: FastifyRequest) => ({ method: req.method, url: redactCredentials(req.url), host: req.host, remoteAddress: req.ip });
-
-/**
- * Credentials never reach the logs, whatever logger the app was given (a pino instance, Fastify
- * logger options or the defaults): every request's logger serialises the request without headers
- * (so no Authorization) and with credential query values masked.
- */
-function redactRequestLogs(app: FastifyInstance): void {
-  app.setChildLoggerFactory((logger, bindings, options) =>
-    logger.child(bindings, { ...options, serializers: { ...options.serializers, req: requestForLog } }),
-  );
-}
-
 export function installAuth(app: FastifyInstance, tokens: readonly ApiToken[]): void {
-  redactRequestLogs(app);
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const result = authenticate(request.headers.authorization, tokens);
