@@ -1,6 +1,6 @@
 /**
- * Geolocation arithmetic (design §6, issue 6): great-circle distances on the mean Earth radius,
- * radius units, and the `$centerSphere` clause the venues' 2dsphere index serves.
+ * Geolocation arithmetic of the API: radius units, distances on the mean Earth radius, and the
+ * `$centerSphere` clause the venues' 2dsphere index serves. Angles between points are src/lib/geo.ts's.
  */
 import { type Filter } from '../storage/port.js';
 
@@ -29,16 +29,6 @@ export function toRadians(value: number, unit: DistanceUnit): number {
 /** A distance in the request's unit, rounded to 2 decimals (issue 6). */
 export function reportDistance(radians: number, unit: DistanceUnit): number {
   return Math.round(fromKm(radians * EARTH_RADIUS_KM, unit) * 100) / 100;
-}
-
-const rad = (deg: number) => (deg * Math.PI) / 180;
-
-/** Central angle between two [lng, lat] points (haversine), in radians. */
-export function centralAngle(a: readonly [number, number], b: readonly [number, number]): number {
-  const dLat = rad(b[1] - a[1]);
-  const dLng = rad(b[0] - a[0]);
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(a[1])) * Math.cos(rad(b[1])) * Math.sin(dLng / 2) ** 2;
-  return 2 * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
 /** Venues whose location lies within `radius` of the point: served by the 2dsphere index. */

@@ -7,7 +7,8 @@
  * longitude span too narrow) or when the order is not by angle.
  */
 import { describe, expect, it } from 'vitest';
-import { centralAngle, GeoIndex, type LngLat } from '../../src/storage/embedded/geo-index.js';
+import { centralAngle } from '../../src/lib/geo.js';
+import { GeoIndex, type LngLat } from '../../src/storage/embedded/geo-index.js';
 import { random } from '../helpers/random.js';
 
 const next = random(20261121);

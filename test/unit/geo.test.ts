@@ -1,11 +1,11 @@
 /**
- * Geolocation arithmetic (src/query/geo.ts, design §6): units, radians of arc, reported distances
- * and the `$centerSphere` clause. Known distances are checked against published great-circle
- * values on the mean Earth radius.
+ * Geolocation arithmetic: the haversine (src/lib/geo.ts) against published great-circle distances
+ * on the mean Earth radius and an independent formula; units, radians of arc, reported distances and
+ * the `$centerSphere` clause (src/query/geo.ts).
  */
 import { describe, expect, it } from 'vitest';
+import { angleBetween, centralAngle, latitudeCosine } from '../../src/lib/geo.js';
 import {
-  centralAngle,
   DEFAULT_RADIUS,
   EARTH_RADIUS_KM,
   fromKm,
@@ -16,6 +16,7 @@ import {
   toRadians,
   withinRadius,
 } from '../../src/query/geo.js';
+import { random } from '../helpers/random.js';
 
 type LngLat = [number, number];
 
@@ -108,7 +109,7 @@ describe('reportDistance', () => {
   });
 });
 
-describe('centralAngle', () => {
+describe('centralAngle (the haversine)', () => {
   const km = (a: LngLat, b: LngLat) => centralAngle(a, b) * EARTH_RADIUS_KM;
 
   it.each<[string, LngLat, LngLat, number, number]>([
@@ -142,6 +143,25 @@ describe('centralAngle', () => {
   it('one degree of latitude is about 111.2 km', () => {
     expect(km([13.4, 52], [13.4, 53])).toBeCloseTo((Math.PI / 180) * EARTH_RADIUS_KM, 9);
     expect(km([13.4, 52], [13.4, 53])).toBeCloseTo(111.195, 3);
+  });
+
+  it('agrees with the angle between 3-D unit vectors anywhere on the sphere, and with itself given the cosines', () => {
+    const rad = Math.PI / 180;
+    const vector = ([lng, lat]: LngLat) => [Math.cos(lat * rad) * Math.cos(lng * rad), Math.cos(lat * rad) * Math.sin(lng * rad), Math.sin(lat * rad)] as const;
+    const viaVectors = (a: LngLat, b: LngLat) => {
+      const [ax, ay, az] = vector(a);
+      const [bx, by, bz] = vector(b);
+      return Math.atan2(Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx), ax * bx + ay * by + az * bz);
+    };
+    const next = random(6371);
+    const anywhere = (): LngLat => [next() * 360 - 180, (Math.asin(next() * 2 - 1) * 180) / Math.PI];
+    for (let i = 0; i < 5000; i++) {
+      const a = anywhere();
+      // Near points too: the haversine is exact at short range, where the vector formula is not needed.
+      const b: LngLat = i % 4 === 0 ? [a[0] + (next() - 0.5) * 1e-3, Math.max(-90, Math.min(90, a[1] + (next() - 0.5) * 1e-3))] : anywhere();
+      expect(Math.abs(centralAngle(a, b) - viaVectors(a, b))).toBeLessThan(1e-9);
+      expect(angleBetween(a[0], a[1], latitudeCosine(a[1]), b[0], b[1], latitudeCosine(b[1]))).toBe(centralAngle(a, b));
+    }
   });
 });
 

@@ -4,33 +4,15 @@
  */
 import KDBush from 'kdbush';
 import { UnsupportedQueryError } from '../../errors.js';
+import { angleBetween, centralAngle, type LngLat, latitudeCosine, RAD } from '../../lib/geo.js';
 import { isPlainObject } from './bson.js';
 
-export type LngLat = readonly [lng: number, lat: number];
+export type { LngLat };
 
-const RAD = Math.PI / 180;
 /** Widens a candidate box so float noise never leaves out a point the exact test would keep. */
 const BOX_MARGIN_DEGREES = 1e-9;
 /** byAngle orders a bucket of up to this many entries by insertion, a larger one by a comparison sort. */
 const SMALL_BUCKET = 32;
-
-/** Great-circle central angle in radians (haversine); independent of any earth radius. */
-export function centralAngle(a: LngLat, b: LngLat): number {
-  return angleBetween(a[0], a[1], Math.cos(a[1] * RAD), b[0], b[1], Math.cos(b[1] * RAD));
-}
-
-/**
- * centralAngle with the cosines of both latitudes given: the index computes a point's once. The
- * one formula for both, so the index and the matcher agree to the last bit on a point at the edge.
- */
-function angleBetween(aLng: number, aLat: number, aCos: number, bLng: number, bLat: number, bCos: number): number {
-  const dLat = (bLat - aLat) * RAD;
-  const dLng = (bLng - aLng) * RAD;
-  const sinLat = Math.sin(dLat / 2);
-  const sinLng = Math.sin(dLng / 2);
-  const h = sinLat * sinLat + aCos * bCos * sinLng * sinLng;
-  return 2 * Math.asin(Math.min(1, Math.sqrt(h)));
-}
 
 function isValidLngLat(lng: unknown, lat: unknown): boolean {
   return (
@@ -158,7 +140,7 @@ export class GeoIndex {
     const tree = this.ensureTree();
     // A document with several points is a candidate once per point; the first one decides.
     const seen = this.treeIds.length > this.pointsById.size ? new Set<number>() : null;
-    const centerCos = Math.cos(center[1] * RAD);
+    const centerCos = latitudeCosine(center[1]);
     // The cap's bounding box: a plain range search, no distance-ordered walk (a city's thousands of
     // venues came out of a priority queue one by one); the exact haversine test below decides.
     for (const point of capCandidates(tree, center, radius)) {
@@ -202,7 +184,7 @@ export class GeoIndex {
       for (const [lng, lat] of points) {
         this.treeLngs[ids.length] = lng;
         this.treeLats[ids.length] = lat;
-        this.treeCosLats[ids.length] = Math.cos(lat * RAD);
+        this.treeCosLats[ids.length] = latitudeCosine(lat);
         tree.add(lng, lat);
         ids.push(id);
       }
