@@ -29,13 +29,16 @@ COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json ./
 COPY --chown=node:node seeds ./seeds
-# The embedded engine's data directory (used when no MONGODB_URI is set); mount a volume here.
+# The embedded engine's data directory (LMDB, used when no MONGODB_URI is set); mount a volume here.
+# lmdb's native binary comes from its prebuilt package for the build platform (linux x64 or arm64,
+# glibc): npm ci installs it, nothing is compiled.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
 # No curl in the slim image: Node's own fetch asks the readiness route (storage answers too).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
-# Also in this image: node dist/src/cli/seed.js [...] and node dist/src/cli/indexes.js [--check].
+# Also in this image: node dist/src/cli/seed.js [...], node dist/src/cli/indexes.js [--check] and,
+# with the service stopped, node dist/src/cli/compact.js (README "Data directory").
 # --heap-growing-percent=100 --max-semi-space-size=32: see "Memory" in the README (the same flags as `npm start`).
 CMD ["node", "--heap-growing-percent=100", "--max-semi-space-size=32", "dist/src/server.js"]

@@ -4,9 +4,9 @@
  * - load: the seed command loading the bench calendar (seeds/ plus `--events` generated events),
  *   records/s and the loading process's peak RSS;
  * - open: a new process opening the loaded directory (every document read into the engine, indexes
- *   built), in ms, and its RSS then;
- * - post: single `POST /events` at concurrency 1 over HTTP against a server on that directory
- *   (after a warm-up), p50/p99/mean latency, and the server's peak RSS.
+ *   built), in ms, and its RSS then; then the server's process opening it again;
+ * - post: single `POST /events` at concurrency 1 over HTTP against that server (after a warm-up),
+ *   p50/p99/mean latency, and the server's peak RSS.
  *
  * Each phase runs in a process of its own (a fresh heap, as `npm run seed` and `npm start` run), with
  * the Node options of those scripts; rounds repeat the whole, so figures of one run can be compared
@@ -75,14 +75,26 @@ async function load(files: string, dataDir: string | undefined): Promise<void> {
   report({ records, seconds, rate: Math.round(records / seconds), peakRss: peakRss() });
 }
 
-/** Child: opens the directory, then serves it until told to stop. */
-async function serve(dataDir: string): Promise<void> {
+/** Opens the directory as the server does: the storage with its indexes, the time it took and the RSS then. */
+async function openStore(dataDir: string) {
   const config = loadConfig(env(dataDir));
   const started = performance.now();
   const storage = await createStorage(config, { info: () => undefined, warn: (m) => process.stderr.write(`${m}\n`) });
   await storage.ensureIndexes();
-  const openMs = Math.round(performance.now() - started);
-  const openRss = mib(process.memoryUsage().rss);
+  return { config, storage, openMs: Math.round(performance.now() - started), openRss: mib(process.memoryUsage().rss) };
+}
+
+/** Child: opens the directory and closes it. */
+async function openOnly(dataDir: string): Promise<void> {
+  const { storage, openMs, openRss } = await openStore(dataDir);
+  const documents = await storage.events.count({});
+  await storage.close();
+  report({ openMs, openRss, documents });
+}
+
+/** Child: opens the directory, then serves it until told to stop. */
+async function serve(dataDir: string): Promise<void> {
+  const { config, storage, openMs, openRss } = await openStore(dataDir);
   const app = buildApp({ config, storage, logger: false });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -125,6 +137,7 @@ const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted
 
 async function main(): Promise<void> {
   if (flags.phase === 'load') return load(flags.files!, flags.data);
+  if (flags.phase === 'open') return openOnly(flags.data!);
   if (flags.phase === 'serve') return serve(flags.data!);
 
   const events = Number(flags.events);
@@ -144,6 +157,9 @@ async function main(): Promise<void> {
         await loader.done;
         let line = `round ${round} ${store.padEnd(7)} load ${String(loaded.rate).padStart(6)} records/s (${Number(loaded.seconds).toFixed(2)} s, peak RSS ${loaded.peakRss} MiB)`;
         if (data) {
+          const reader = child(['--phase', 'open', '--data', data], 'start');
+          const first = await reader.next();
+          await reader.done;
           const server = child(['--phase', 'serve', '--data', data], 'start');
           const opened = await server.next();
           await posts(Number(opened.port), 200, `warm-${round}`);
@@ -153,7 +169,7 @@ async function main(): Promise<void> {
           await server.done;
           const mean = times.reduce((a, b) => a + b, 0) / times.length;
           line +=
-            `; open ${opened.openMs} ms for ${opened.documents} events (RSS ${opened.openRss} MiB)` +
+            `; open ${first.openMs} ms for ${first.documents} events (RSS ${first.openRss} MiB), again ${opened.openMs} ms` +
             `; POST /events p50 ${quantile(times, 0.5).toFixed(2)} ms p99 ${quantile(times, 0.99).toFixed(2)} ms mean ${mean.toFixed(2)} ms (server peak RSS ${served.peakRss} MiB)`;
           rmSync(data, { recursive: true, force: true });
         }

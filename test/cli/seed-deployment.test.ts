@@ -86,6 +86,16 @@ describe('Dockerfile', () => {
     expect(() => new Function(command[2] as string)).not.toThrow();
   });
 
+  it('gets lmdb\'s native binary prebuilt for the image\'s platforms (the slim image has no compiler)', () => {
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { version?: string; os?: string[]; cpu?: string[] }> };
+    const lmdb = lock.packages['node_modules/lmdb'];
+    expect(lmdb?.version).toBeDefined();
+    for (const cpu of ['x64', 'arm64']) {
+      const prebuilt = lock.packages[`node_modules/@lmdb/lmdb-linux-${cpu}`];
+      expect(prebuilt, cpu).toMatchObject({ version: lmdb?.version, os: ['linux'], cpu: [cpu] });
+    }
+  });
+
   it('copies only files that exist, and .dockerignore keeps them in the build context', () => {
     const ignored = read('.dockerignore')
       .split('\n')

@@ -207,15 +207,12 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
   function wrapCollection<T extends Doc>(name: CollectionName, target: Collection<T>, bulk: boolean): Collection<T> {
     const db = dbs[name];
     /** Queues the documents as stored now (removals for those gone); a failure here leaves memory ahead of disk. */
-    const postImages = async (ids: Iterable<number>): Promise<{ committed: Promise<unknown> | null }> => {
+    const postImages = async (ids: readonly number[]): Promise<{ committed: Promise<unknown> | null }> => {
       try {
-        let write: Promise<unknown> | null = null;
-        for (const id of ids) {
-          const doc = await target.findById(id);
-          write = doc === null ? db.remove(id) : db.put(id, storable(doc, 'document'));
-        }
+        const docs = await Promise.all(ids.map((id) => target.findById(id)));
+        const images = docs.map((doc) => doc && storable(doc, 'document'));
         // In an object: an async function returning the promise itself would wait for the commit.
-        return { committed: write && queued(write) };
+        return { committed: queued(db.batch(() => ids.forEach((id, i) => (images[i] === null ? db.remove(id) : db.put(id, images[i]))))) };
       } catch (error) {
         throw failWith(error);
       }
@@ -235,9 +232,9 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
           const values = docs.map((doc, i) => storable(doc, `document ${i}`));
           const failures = await target.insertMany(docs);
           const failed = new Set(failures.map((failure) => failure.index));
-          let write: Promise<unknown> | null = null;
-          for (const [i, doc] of docs.entries()) if (!failed.has(i)) write = db.put(doc._id, values[i]);
-          return { result: failures, committed: write && queued(write) };
+          // One batch: lmdb-js then queues the puts without waking its writer thread for each.
+          const write = db.batch(() => docs.forEach((doc, i) => failed.has(i) || db.put(doc._id, values[i])));
+          return { result: failures, committed: queued(write) };
         }),
       updateById: (id, update) =>
         mutate(bulk, async () => {
