@@ -22,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { type Database, open as openLmdb, type RootDatabase } from 'lmdb';
 import { addExtension } from 'msgpackr';
 import { StorageUnavailableError } from '../../errors.js';
+import { Mutex } from '../../lib/keyed-lock.js';
 import { isPlainObject } from '../embedded/bson.js';
 import { createEmbeddedStorage } from '../embedded/index.js';
 import { assertIdCount, COLLECTION_NAMES, type Collection, type CollectionName, type IndexSet, type SequenceName, type Storage } from '../port.js';
@@ -161,7 +162,7 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
   /** The commit of the last write queued: every earlier one is committed once it is. */
   let last: Promise<unknown> = Promise.resolve();
   /** Applies writes and queues them one at a time, in call order. */
-  let mutex: Promise<unknown> = Promise.resolve();
+  const mutex = new Mutex();
 
   const unavailable = (): StorageUnavailableError =>
     failure !== null && !closed
@@ -194,12 +195,10 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
    */
   async function mutate<R>(bulk: boolean, apply: () => Promise<{ result: R; committed: Promise<unknown> | null }>): Promise<R> {
     assertUsable();
-    const section = mutex.then(() => {
+    const { result, committed } = await mutex.run(() => {
       if (failure !== null) throw unavailable();
       return apply();
     });
-    mutex = section.catch(() => undefined);
-    const { result, committed } = await section;
     if (!bulk) await (committed ?? last).catch(() => Promise.reject(unavailable()));
     return result;
   }
@@ -291,7 +290,7 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
       closing ??= (async () => {
         closed = true;
         // Writes already queued on the mutex finish and are committed with the rest.
-        await mutex;
+        await mutex.idle();
         await last.catch(() => undefined);
         try {
           await env.close();
