@@ -2,42 +2,36 @@
  * Bounded bookkeeping for loads too large to keep: a least-recently-used cache, a compact set of slug
  * fingerprints, and a concurrency limiter.
  */
+import { LRUCache } from 'lru-cache';
+
+/** What stands for null in the cache: lru-cache keeps no null values (a slug not stored is one). */
+const NULL = Symbol('null');
 
 /**
- * A map that forgets entries not used recently: two generations of at most `capacity / 2` entries
- * each; a hit in the old one moves the entry to the young one, and when the young one is full it
- * becomes the old one (the old one is dropped). O(1) without reordering on every hit.
+ * A map of at most `capacity` entries that forgets the least recently used one first (lru-cache).
+ * Null is a value like any other; undefined is none (setting it removes the entry).
  */
-export class LruCache<K, V> {
-  private young = new Map<K, V>();
-  private old = new Map<K, V>();
-  private readonly half: number;
+export class LruCache<K extends {}, V> {
+  private readonly cache: LRUCache<K, NonNullable<V> | typeof NULL>;
   constructor(capacity: number) {
-    this.half = Math.max(1, Math.floor(capacity / 2));
+    this.cache = new LRUCache({ max: Math.max(1, Math.floor(capacity)) });
   }
 
   get(key: K): V | undefined {
-    const value = this.young.get(key);
-    if (value !== undefined) return value;
-    const aged = this.old.get(key);
-    if (aged !== undefined) this.set(key, aged);
-    return aged;
+    const value = this.cache.get(key);
+    return value === NULL ? (null as V) : value;
   }
 
   has(key: K): boolean {
-    return this.young.has(key) || this.old.has(key);
+    return this.cache.has(key);
   }
 
   set(key: K, value: V): void {
-    if (!this.young.has(key) && this.young.size >= this.half) {
-      this.old = this.young;
-      this.young = new Map();
-    }
-    this.young.set(key, value);
+    this.cache.set(key, value === null ? NULL : (value as NonNullable<V>));
   }
 
   get size(): number {
-    return this.young.size + this.old.size;
+    return this.cache.size;
   }
 }
 
