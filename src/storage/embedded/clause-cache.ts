@@ -34,6 +34,10 @@ export class ClauseCache {
   /** `release` is handed the bitset of every entry the cache drops, for reuse (see Planner.release). */
   constructor(private readonly release: (bits: Bitset) => void = () => {}) {}
 
+  /**
+   * Least recently used first, kept by Map order rather than lru-cache: `refresh` walks every entry
+   * on each write, and a Map is walked without the generator lru-cache iterates through.
+   */
   private readonly clauses = new Map<string, CachedClause>();
   private readonly families = new Map<string, CachedClause[]>();
   /** Family members by clause key, so an exact bound is found like any cached clause. */
