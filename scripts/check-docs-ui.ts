@@ -14,11 +14,12 @@ import { existsSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { chromium, type Page } from 'playwright-core';
 import { indexes } from '../indexes/index.js';
-import { ROOTS, buildApp } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { tagName } from '../src/docs/openapi.js';
 import { MESSAGES, languageOfRoot } from '../src/i18n/index.js';
 import { seedIfEmpty } from '../src/services/seed.js';
+import { ROOTS } from '../src/routes/roots.js';
 import { createEmbeddedStorage } from '../src/storage/embedded/index.js';
 
 const executablePath = process.argv.find((a) => a.startsWith('--chromium='))?.slice('--chromium='.length) ?? '/usr/bin/chromium';

@@ -12,10 +12,10 @@ import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installRateLimit, rateLimitsOf } from './plugins/rate-limit.js';
-import { clientErrorHandler, installErrorHandling, replyWithError } from './plugins/error-handler.js';
+import { clientErrorHandler, installErrorHandling, replyWithRouterError } from './plugins/error-handler.js';
 import { buildSharedSerializer } from './plugins/serialization.js';
 import { installValidation } from './plugins/validation.js';
-import { NAMESPACE } from './routes/context.js';
+import { NAMESPACE, ROOTS, routedUrl } from './routes/roots.js';
 // Discovery and documentation (issue 8).
 import { createApiDocs } from './docs/api-docs.js';
 import { installRouteCatalog } from './docs/route-catalog.js';
@@ -50,9 +50,6 @@ export interface AppOptions {
   now?: () => Date;
 }
 
-/** The language roots (design §4): routes, parameters and defaults are identical under each. */
-export const ROOTS = ['', '/en', '/de', '/fr'] as const;
-
 /** First `$`-prefixed key in a query or body, as a parameter name (operator injection is refused). */
 export function findOperatorKey(value: unknown, path: string[] = [], depth = 0): string | null {
   if (depth > 32 || value === null || typeof value !== 'object') return null;
@@ -84,7 +81,10 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     schemaController: { compilersFactory: { buildSerializer: buildSharedSerializer } },
     clientErrorHandler,
     // Reliability (issue 10): router errors (bad percent-encoding, over-long parameters) in the error shape too.
-    frameworkErrors: (error, request, reply) => replyWithError(error, request, reply as FastifyReply),
+    frameworkErrors: (error, request, reply) => replyWithRouterError(error, request, reply as FastifyReply),
+    // The language roots: the router sees the namespace's and the home page's URLs without their
+    // root, so their routes are registered once for every root (src/routes/roots.ts).
+    rewriteUrl: (request) => routedUrl(request.url ?? '/'),
     routerOptions: {
       // `rest_url` links end in a slash (`…/events/`), as the reference's do.
       ignoreTrailingSlash: true,
@@ -177,7 +177,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   app.register(healthRoutes, { storage });
   // Discovery and documentation (issue 8): the index, /doc and the UI are built from the routes
   // as registered, collected before any of them is registered.
-  const catalog = installRouteCatalog(app, { roots: ROOTS, namespace: NAMESPACE });
+  const catalog = installRouteCatalog(app, { namespace: NAMESPACE });
   const docs = createApiDocs({
     catalog,
     namespace: NAMESPACE,
@@ -187,17 +187,17 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     rateLimits: { reads: Math.max(rateLimits.reads, rateLimits.tokenReads), writes: Math.max(rateLimits.writes, rateLimits.tokenWrites) },
     geolocation: config.geolocEnabled,
   });
-  for (const root of ROOTS) {
-    const base = { prefix: `${root}/${NAMESPACE}`, root, siteTimezone: config.siteTimezone, publicUrl: config.publicUrl };
-    app.register(discoveryRoutes, { ...base, docs });
-    app.register(eventRoutes, { ...base, events });
-    app.register(venueRoutes, venueRouteOptions(base, venues));
-    app.register(organizerRoutes, organizerRouteOptions(base, organizers));
-    app.register(categoryRoutes, categoryRouteOptions(base, categories));
-    app.register(tagRoutes, tagRouteOptions(base, tags));
-  }
+  // Once, under the namespace without a root: each route serves every root (rewriteUrl above) and
+  // reads the request's root for its links, documents and messages.
+  const base = { prefix: `/${NAMESPACE}`, siteTimezone: config.siteTimezone, publicUrl: config.publicUrl };
+  app.register(discoveryRoutes, { ...base, docs });
+  app.register(eventRoutes, { ...base, events });
+  app.register(venueRoutes, venueRouteOptions(base, venues));
+  app.register(organizerRoutes, organizerRouteOptions(base, organizers));
+  app.register(categoryRoutes, categoryRouteOptions(base, categories));
+  app.register(tagRoutes, tagRouteOptions(base, tags));
   installDocsUi(app, { roots: ROOTS, docs });
   // `/`, `/en`, `/de`, `/fr`: links to the above for a visitor (outside the namespace, not catalogued).
-  app.register(homeRoutes, { roots: ROOTS, docs });
+  app.register(homeRoutes, { docs });
   return app;
 }

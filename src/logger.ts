@@ -53,9 +53,13 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, start + 1)}${pairs.join('&')}`;
 }
 
-/** A request as logged: no headers, credential query values masked. */
-export function requestForLog(req: { method: string; url: string; host?: string; ip?: string }): Record<string, unknown> {
-  return { method: req.method, url: redactUrl(req.url), host: req.host, remoteAddress: req.ip };
+/**
+ * A request as logged: no headers, credential query values masked. The URL is the one the client
+ * sent (a Fastify request's `originalUrl`): the router is given the URLs of the language roots
+ * without their root (src/routes/roots.ts), which is `url` then.
+ */
+export function requestForLog(req: { method: string; url: string; originalUrl?: string; host?: string; ip?: string }): Record<string, unknown> {
+  return { method: req.method, url: redactUrl(req.originalUrl ?? req.url), host: req.host, remoteAddress: req.ip };
 }
 
 /** pino options of our loggers (the server's, and the app's when it is given none). */

@@ -1,10 +1,12 @@
 /**
  * The documentation of each language root, built from the route catalogue: the namespace index
  * (computed per request: its defaults follow the clock) and the OpenAPI document (built once per
- * root after start-up, then given the request's server URL).
+ * language after start-up, then given the request's server URL). Both are for the root the
+ * request came in on (its language, and its links).
  */
 import { type FastifyRequest } from 'fastify';
-import { languageOfRoot } from '../i18n/index.js';
+import { type Language, languageOfRoot } from '../i18n/index.js';
+import { rootOf } from '../routes/roots.js';
 import { type IndexContext, type NamespaceIndex, buildNamespaceIndex } from './namespace-index.js';
 import { EventListQuerySchema, EventListQueryWithoutGeolocationSchema } from '../schemas/events.js';
 import { type OpenApiDocument, buildOpenApiDocument, withServer } from './openapi.js';
@@ -21,12 +23,12 @@ export interface ApiDocsOptions {
 }
 
 export interface ApiDocs {
-  /** `<origin><root>/<namespace>`: the namespace base the request came in on (design §4). */
-  apiBase(request: FastifyRequest, root: string): string;
-  /** The reference UI of a root (src/docs/ui.ts). */
-  uiUrl(request: FastifyRequest, root: string): string;
-  openapi(request: FastifyRequest, root: string): OpenApiDocument;
-  index(request: FastifyRequest, root: string, context: string): NamespaceIndex;
+  /** `<origin><root>/<namespace>`: the namespace base the request came in on. */
+  apiBase(request: FastifyRequest): string;
+  /** The reference UI of the request's root (src/docs/ui.ts). */
+  uiUrl(request: FastifyRequest): string;
+  openapi(request: FastifyRequest): OpenApiDocument;
+  index(request: FastifyRequest, context: string): NamespaceIndex;
 }
 
 /** Where the reference UI of a root is mounted: `/docs`, `/en/docs`, `/de/docs`, `/fr/docs`. */
@@ -46,36 +48,37 @@ function withoutGeolocation(route: CatalogRoute): CatalogRoute {
 
 export function createApiDocs(options: ApiDocsOptions): ApiDocs {
   const { catalog, namespace } = options;
-  const routes = (root: string) => (options.geolocation ? catalog.routes(root) : catalog.routes(root).map(withoutGeolocation));
-  const documents = new Map<string, ReturnType<typeof buildOpenApiDocument>>();
+  const routes = () => (options.geolocation ? catalog.routes() : catalog.routes().map(withoutGeolocation));
+  const documents = new Map<Language, ReturnType<typeof buildOpenApiDocument>>();
   const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
-  const apiBase = (request: FastifyRequest, root: string) => `${origin(request)}${root}/${namespace}`;
-  const uiUrl = (request: FastifyRequest, root: string) => `${origin(request)}${uiPrefix(root)}/`;
+  const apiBase = (request: FastifyRequest) => `${origin(request)}${rootOf(request)}/${namespace}`;
+  const uiUrl = (request: FastifyRequest) => `${origin(request)}${uiPrefix(rootOf(request))}/`;
 
   return {
     apiBase,
     uiUrl,
-    openapi(request, root) {
-      let document = documents.get(root);
+    openapi(request) {
+      const language = languageOfRoot(rootOf(request));
+      let document = documents.get(language);
       if (document === undefined) {
         // Routes are all registered once the server answers requests, so the document is final.
-        document = buildOpenApiDocument(routes(root), { language: languageOfRoot(root), rateLimits: options.rateLimits });
-        documents.set(root, document);
+        document = buildOpenApiDocument(routes(), { language, rateLimits: options.rateLimits });
+        documents.set(language, document);
       }
-      return withServer(document, apiBase(request, root));
+      return withServer(document, apiBase(request));
     },
-    index(request, root, context) {
+    index(request, context) {
       const ctx: IndexContext = {
         namespace,
-        apiBase: apiBase(request, root),
-        uiUrl: uiUrl(request, root),
-        language: languageOfRoot(root),
+        apiBase: apiBase(request),
+        uiUrl: uiUrl(request),
+        language: languageOfRoot(rootOf(request)),
         context,
         now: new Date(),
         siteTimezone: options.siteTimezone,
         perPageMax: options.perPageMax,
       };
-      return buildNamespaceIndex(routes(root), ctx);
+      return buildNamespaceIndex(routes(), ctx);
     },
   };
 }

@@ -1,7 +1,10 @@
 /**
- * The route table as Fastify registered it, per language root. The namespace index and the OpenAPI
+ * The route table of the namespace as Fastify registered it. The namespace index and the OpenAPI
  * document are built from this catalogue, i.e. from the very schemas that validate requests and
  * serialise responses, so the documentation cannot drift from the routes (issue 8).
+ *
+ * Each route is registered once and serves every language root (src/routes/roots.ts), so the
+ * catalogue holds one table: the documents of every root list it, with the root's links.
  */
 import { type FastifyInstance, type FastifySchema, type RouteOptions } from 'fastify';
 
@@ -16,25 +19,24 @@ export interface CatalogRoute {
 }
 
 export interface RouteCatalog {
-  /** The routes served under one root (`''`, `/en`, `/de`, `/fr`), in registration order. */
-  routes(root: string): readonly CatalogRoute[];
+  /** The routes of the namespace, in registration order. */
+  routes(): readonly CatalogRoute[];
 }
 
 /**
- * Collects every route registered below `<root>/<namespace>` for each root. Must be installed
- * before the route plugins are registered (an `onRoute` hook only sees later routes).
+ * Collects every route registered below `/<namespace>`. Must be installed before the route
+ * plugins are registered (an `onRoute` hook only sees later routes).
  */
-export function installRouteCatalog(app: FastifyInstance, { roots, namespace }: { roots: readonly string[]; namespace: string }): RouteCatalog {
-  const byRoot = new Map<string, CatalogRoute[]>(roots.map((root) => [root, []]));
-  const bases = roots.map((root) => ({ root, base: `${root}/${namespace}` }));
+export function installRouteCatalog(app: FastifyInstance, { namespace }: { namespace: string }): RouteCatalog {
+  const routes: CatalogRoute[] = [];
+  const base = `/${namespace}`;
 
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase()).filter((m) => m !== 'HEAD');
     if (methods.length === 0) return;
-    const match = bases.find(({ base }) => route.url === base || route.url.startsWith(`${base}/`));
-    if (match === undefined) return;
-    byRoot.get(match.root)?.push({
-      path: route.url.slice(match.base.length),
+    if (route.url !== base && !route.url.startsWith(`${base}/`)) return;
+    routes.push({
+      path: route.url.slice(base.length),
       methods,
       schema: route.schema ?? {},
       access: route.config?.access === 'write' ? 'write' : 'read',
@@ -42,6 +44,6 @@ export function installRouteCatalog(app: FastifyInstance, { roots, namespace }: 
   });
 
   return {
-    routes: (root) => byRoot.get(root) ?? [],
+    routes: () => routes,
   };
 }

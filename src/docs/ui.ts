@@ -36,14 +36,17 @@ export function installDocsUi(app: FastifyInstance, { roots, docs }: { roots: re
     mode: 'static',
     specification: { document: { openapi: OPENAPI_VERSION, info: { title: 'calendar-service', version: API_VERSION }, paths: {} } },
   });
+  // Mounted under each root, unlike the API's routes (src/routes/roots.ts): the plugin writes its
+  // page at registration, with the mount point in its asset links and the root's title, and its
+  // routes have no response schemas, so the copies cost little at start-up. Each in its own
+  // scope: the plugin decorates its instance and must not clash.
   for (const root of roots) {
-    // Each root in its own scope: the UI plugin decorates its instance and must not clash.
     void app.register(async (scope) => {
       await scope.register(swaggerUi, {
         routePrefix: uiPrefix(root),
         staticCSP: CSP,
         transformSpecificationClone: false,
-        transformSpecification: (_placeholder, request) => docs.openapi(request, root),
+        transformSpecification: (_placeholder, request) => docs.openapi(request),
         theme: { title: translate(languageOfRoot(root), 'api.title') ?? 'Calendar REST API' },
         uiConfig: { deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, displayRequestDuration: true },
       });

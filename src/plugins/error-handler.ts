@@ -8,10 +8,11 @@
  * (no route, body parsing, authentication, rate limits, load shedding) are translated too. `code`
  * and `data` are the same in every language.
  */
-import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, errorCodes } from 'fastify';
 import { type Socket } from 'node:net';
 import { ApiError, DuplicateKeyError, type ErrorCode, type ErrorMessageKey, NoRouteError } from '../errors.js';
 import { type Language, formatMessage, languageOfUrl } from '../i18n/index.js';
+import { rootOf } from '../routes/roots.js';
 import { validationToApiError } from './validation.js';
 
 export interface ErrorBody {
@@ -57,12 +58,32 @@ export function toErrorResponse(err: unknown, language: Language = 'en'): { body
   return { body: { code: error.code, message: error.messageIn(language), data: { status: error.statusCode, ...error.data } }, headers: error.headers };
 }
 
-/** Answers a request with an error, in the language of its root, and logs it. */
+/**
+ * Answers a request with an error, in the language of its root, and logs it. The root is read
+ * from the URL as sent: the router saw it without its root (src/routes/roots.ts).
+ */
 export function replyWithError(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const { body: payload, headers } = toErrorResponse(err, languageOfUrl(request.url));
+  const { body: payload, headers } = toErrorResponse(err, languageOfUrl(request.originalUrl));
   if (payload.data.status >= 500) request.log.error({ err }, 'request failed');
   else request.log.info({ code: payload.code, status: payload.data.status }, 'request rejected');
   void reply.code(payload.data.status).headers(headers).type('application/json; charset=utf-8').send(payload);
+}
+
+/**
+ * Answers an error of the router itself (a malformed percent-encoding, an over-long parameter;
+ * Fastify's `frameworkErrors`). Its message quotes what the router was given, which lacks the
+ * language root when rewriteUrl took it off the front (src/routes/roots.ts); the message quotes
+ * what the client sent instead: the URL as sent for a malformed one, and for an over-long
+ * parameter the decoded path (as the router quotes it) with its root in front.
+ */
+export function replyWithRouterError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const rewritten = request.url !== request.originalUrl;
+  if (rewritten && err.code === 'FST_ERR_BAD_URL') {
+    err = new errorCodes.FST_ERR_BAD_URL(request.originalUrl);
+  } else if (rewritten && err.code === 'FST_ERR_MAX_PARAM_LENGTH' && err.message.startsWith("'/")) {
+    err.message = `'${rootOf(request)}${err.message.slice(1)}`;
+  }
+  replyWithError(err, request, reply);
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -14,6 +14,7 @@
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { InvalidParamsError } from '../errors.js';
 import { ErrorResponseSchema, IDEMPOTENCY_KEY_MAX_LENGTH, IdempotencyHeadersSchema } from '../schemas/common.js';
+import { rootOf } from '../routes/roots.js';
 import { credentialScope, type IdempotencyClaim, type IdempotencyService, requestFingerprint } from '../services/idempotency.js';
 import { type SequenceName } from '../storage/port.js';
 import { presentedToken } from './auth.js';
@@ -65,7 +66,9 @@ export function installIdempotency(app: FastifyInstance, service: IdempotencySer
     const start = await service.begin({
       scope: credentialScope(token),
       key,
-      fingerprint: requestFingerprint(request.method, request.routeOptions.url ?? request.url, request.body),
+      // The route with the root it was called under (`/de/calendar/events/v1/events`): the answer's
+      // links are the root's, so a key sent again under another root is another request (422).
+      fingerprint: requestFingerprint(request.method, `${rootOf(request)}${request.routeOptions.url ?? request.url}`, request.body),
       sequence,
     });
     if (start.kind === 'replay') {

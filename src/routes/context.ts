@@ -1,11 +1,10 @@
 import { type FastifyRequest } from 'fastify';
 import { contextKey, type SerializeContext } from '../serialize/context.js';
+import { NAMESPACE, rootOf } from './roots.js';
 
-export const NAMESPACE = 'calendar/events/v1';
+export { NAMESPACE };
 
 export interface ApiRouteOptions {
-  /** The language root this copy of the route table is served under: '', '/en', '/de' or '/fr'. */
-  root: string;
   siteTimezone: string;
   publicUrl: string | null;
 }
@@ -13,7 +12,7 @@ export interface ApiRouteOptions {
 /** Links use the root and host the request came in on (design §4). */
 export function serializeContext(request: FastifyRequest, options: ApiRouteOptions, single: boolean): SerializeContext {
   const origin = `${request.protocol}://${request.host}`;
-  const fields = { apiBase: `${origin}${options.root}/${NAMESPACE}`, siteUrl: options.publicUrl ?? origin, siteTimezone: options.siteTimezone, single };
+  const fields = { apiBase: `${origin}${rootOf(request)}/${NAMESPACE}`, siteUrl: options.publicUrl ?? origin, siteTimezone: options.siteTimezone, single };
   // Written out, not `{ ...fields, now, key }`: V8 gives every object made by a spread plus new keys
   // a hidden class of its own, and serializing a page reads the context once per field per item.
   return { apiBase: fields.apiBase, siteUrl: fields.siteUrl, siteTimezone: fields.siteTimezone, single, now: new Date(), key: contextKey(fields) };

@@ -1,6 +1,6 @@
 /**
  * The namespace index (`GET /{ns}`, reference §8.1) and the OpenAPI document (`GET /{ns}/doc`),
- * both in the language of the root they are served under.
+ * both in the language of the root the request came in on.
  */
 import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type ApiDocs } from '../docs/api-docs.js';
@@ -14,7 +14,7 @@ export interface DiscoveryRoutesOptions extends ApiRouteOptions {
 }
 
 export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryRoutesOptions> = async (app, options) => {
-  const { docs, root } = options;
+  const { docs } = options;
 
   // `''`: the namespace base itself (with or without a trailing slash).
   app.get('', { schema: { querystring: IndexQuerySchema, response: { 200: NamespaceIndexSchema, ...ErrorResponses } } }, async (request) => {
@@ -22,8 +22,8 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryRoutesOptions> 
     if (request.query.namespace !== undefined && request.query.namespace !== NAMESPACE) {
       throw new ApiError(404, 'rest_invalid_namespace', 'errorMessage.rest_invalid_namespace');
     }
-    return docs.index(request, root, request.query.context ?? 'view');
+    return docs.index(request, request.query.context ?? 'view');
   });
 
-  app.get('/doc', { schema: { response: { 200: OpenApiDocumentSchema, ...ErrorResponses } } }, async (request) => docs.openapi(request, root));
+  app.get('/doc', { schema: { response: { 200: OpenApiDocumentSchema, ...ErrorResponses } } }, async (request) => docs.openapi(request));
 };

@@ -11,7 +11,7 @@ import { type FastifyRequest } from 'fastify';
 import { type ApiDocs, uiPrefix } from '../docs/api-docs.js';
 import { type Language, languageOfRoot, translate } from '../i18n/index.js';
 import { ErrorResponses } from '../schemas/common.js';
-import { NAMESPACE } from './context.js';
+import { NAMESPACE, ROOTS, type Root, rootOf } from './roots.js';
 
 const HomeLinksSchema = Type.Object({
   name: Type.Literal('calendar-service'),
@@ -118,41 +118,44 @@ function page(root: string, language: Language): string {
 /** Nothing but the page itself: no script, no outside resource. */
 const PAGE_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-export const homeRoutes: FastifyPluginAsyncTypebox<{ roots: readonly string[]; docs: ApiDocs }> = async (app, { roots, docs }) => {
-  for (const root of roots) {
-    const language = languageOfRoot(root);
-    const html = page(root, language);
-    const links = (request: FastifyRequest) => {
-      const base = docs.apiBase(request, root);
-      const origin = `${request.protocol}://${request.host}`;
-      return { docs: docs.uiUrl(request, root), openapi: `${base}/doc`, index: base, ready: `${origin}/health/ready` };
-    };
-    // `/` for the default root; `/en` etc. (with or without the trailing slash) for the others.
-    app.get(
-      root === '' ? '/' : root,
-      {
-        schema: {
-          response: {
-            200: {
-              content: {
-                'text/html': { schema: Type.String() },
-                'application/json': { schema: HomeLinksSchema },
-              },
+/** Each root's page: it depends on nothing else. */
+const PAGES = Object.fromEntries(ROOTS.map((root) => [root, page(root, languageOfRoot(root))])) as Readonly<Record<Root, string>>;
+
+/**
+ * `/`, registered once: `/en`, `/de` and `/fr` (with or without the trailing slash) reach it with
+ * their root taken off (src/routes/roots.ts), and it answers with that root's page.
+ */
+export const homeRoutes: FastifyPluginAsyncTypebox<{ docs: ApiDocs }> = async (app, { docs }) => {
+  const links = (request: FastifyRequest) => {
+    const base = docs.apiBase(request);
+    const origin = `${request.protocol}://${request.host}`;
+    return { docs: docs.uiUrl(request), openapi: `${base}/doc`, index: base, ready: `${origin}/health/ready` };
+  };
+  app.get(
+    '/',
+    {
+      schema: {
+        response: {
+          200: {
+            content: {
+              'text/html': { schema: Type.String() },
+              'application/json': { schema: HomeLinksSchema },
             },
-            ...ErrorResponses,
           },
+          ...ErrorResponses,
         },
       },
-      async (request, reply) => {
-        // The answer depends on Accept, so a cache must not hand one client the other's (added to
-        // any Vary already set, such as CORS's Origin).
-        const vary = reply.getHeader('vary');
-        void reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
-        if (prefersJson(request.headers.accept)) {
-          return reply.type('application/json; charset=utf-8').send({ name: 'calendar-service' as const, language, links: links(request) });
-        }
-        return reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).send(html);
-      },
-    );
-  }
+    },
+    async (request, reply) => {
+      const root = rootOf(request);
+      // The answer depends on Accept, so a cache must not hand one client the other's (added to
+      // any Vary already set, such as CORS's Origin).
+      const vary = reply.getHeader('vary');
+      void reply.header('vary', vary === undefined ? 'Accept' : `${String(vary)}, Accept`);
+      if (prefersJson(request.headers.accept)) {
+        return reply.type('application/json; charset=utf-8').send({ name: 'calendar-service' as const, language: languageOfRoot(root), links: links(request) });
+      }
+      return reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).send(PAGES[root]);
+    },
+  );
 };

@@ -1,7 +1,8 @@
 /**
  * Property-based fuzzing (issue 10, item 1). Every route and method the app registers (collected
- * with an `onRoute` hook, under the default root, plus the health routes) gets FUZZ_RUNS (default
- * 200) generated malformed requests through `app.inject`: wrong types, missing and extra fields,
+ * with an `onRoute` hook: the namespace's, registered once for every language root, plus the health
+ * routes) gets FUZZ_RUNS (default 200) generated malformed requests through `app.inject`, the
+ * namespace's under every root (the root is generated too): wrong types, missing and extra fields,
  * huge strings and arrays, deep nesting, `__proto__`/`constructor` keys, `$`-operator objects,
  * invalid UTF-8 and percent-encoding, unusual numbers (NaN, 1e308, -0, 2^53+1), empty and
  * duplicated query keys, odd content types and authorization headers. Property: the answer is
@@ -12,7 +13,7 @@ import fc from 'fast-check';
 import { type FastifyInstance, type InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Storage } from '../../src/storage/port.js';
-import { API, EDITOR, EDITOR_TOKEN, type TestApp, VIEWER, VIEWER_TOKEN, createEventOk, insertCategory, insertOrganizer, insertTag, insertVenue, openTestApp, snapshot } from '../helpers/app.js';
+import { API, EDITOR, EDITOR_TOKEN, ROOTS, type TestApp, VIEWER, VIEWER_TOKEN, createEventOk, insertCategory, insertOrganizer, insertTag, insertVenue, openTestApp, snapshot } from '../helpers/app.js';
 import { type EngineUnderTest, enginesUnderTest } from '../helpers/engines.js';
 
 const { engines } = await enginesUnderTest();
@@ -231,16 +232,19 @@ describe.each(engines)('fuzzing every route ($name engine)', (engine: EngineUnde
     '%s: never 5xx; 4xx in the error shape and the store unchanged',
     { timeout: 120_000 },
     async (_name, route) => {
+      // The namespace is served under every root; the health routes under none.
+      const roots = route.url.startsWith(API) ? ROOTS.map(({ root }) => root) : [''];
       const request = fc.record({
+        root: fc.constantFrom(...roots),
         params: fc.tuple(paramArb(ids), paramArb(ids)),
         query: queryArb(route.queryKeys),
         body: route.write ? fc.option(bodyArb(route.bodyKeys), { nil: undefined, freq: 8 }) : fc.constant(undefined),
         auth: authArb,
       });
       await fc.assert(
-        fc.asyncProperty(request, async ({ params, query, body, auth }) => {
+        fc.asyncProperty(request, async ({ root, params, query, body, auth }) => {
           let i = 0;
-          const path = route.url.replace(/:[A-Za-z_]+(?:\([^)]*\))?/g, () => params[i++ % 2] as string);
+          const path = root + route.url.replace(/:[A-Za-z_]+(?:\([^)]*\))?/g, () => params[i++ % 2] as string);
           const url = query === '' ? path : `${path}?${query}`;
           const headers: Record<string, string> = { ...auth };
           if (body?.contentType !== undefined) headers['content-type'] = body.contentType;
