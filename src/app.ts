@@ -13,7 +13,6 @@ import { installAuth } from './plugins/auth.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installRateLimit, rateLimitsOf } from './plugins/rate-limit.js';
 import { clientErrorHandler, installErrorHandling, replyWithRouterError } from './plugins/error-handler.js';
-import { buildSharedSerializer } from './plugins/serialization.js';
 import { installValidation } from './plugins/validation.js';
 import { NAMESPACE, ROOTS, routedUrl } from './routes/roots.js';
 // Discovery and documentation (issue 8).
@@ -78,7 +77,6 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     return503OnClosing: true,
     // Health probes' request lines at debug, everything else as Fastify logs it.
     logController: new ProbeQuietLogController(),
-    schemaController: { compilersFactory: { buildSerializer: buildSharedSerializer } },
     clientErrorHandler,
     // Reliability (issue 10): router errors (bad percent-encoding, over-long parameters) in the error shape too.
     frameworkErrors: (error, request, reply) => replyWithRouterError(error, request, reply as FastifyReply),
