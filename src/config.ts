@@ -56,8 +56,8 @@ export interface Config {
   rateLimitTokenReads: number;
   rateLimitTokenWrites: number;
   /**
-   * DATA_DIR: where the embedded engine keeps its write-ahead log and snapshots (relative to the
-   * working directory); null keeps it in memory only. `npm start` sets ./data.
+   * DATA_DIR: where the embedded engine keeps its LMDB environment (relative to the working
+   * directory); null keeps it in memory only. `npm start` sets ./data.
    */
   dataDir: string | null;
 }

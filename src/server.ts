@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     const drain = setInterval(() => app.server.closeIdleConnections(), 100);
     drain.unref();
     // In-flight requests finish (new ones get 503), then the storage closes: on the durable
-    // embedded engine that flushes and fdatasyncs the log, so every acknowledged write is on disk.
+    // embedded engine that waits for the last LMDB commit and releases the directory's lock.
     app
       .close()
       .finally(() => clearInterval(drain))
