@@ -10,7 +10,7 @@ import {
   parseDateInput,
   wallClockToInstant,
 } from '../lib/dates.js';
-import { slugCandidate, slugFrom } from '../lib/slug.js';
+import { slugFrom } from '../lib/slug.js';
 import { searchTermsOf } from '../lib/text.js';
 import {
   AccessDeniedError,
@@ -44,6 +44,7 @@ import { type OrganizersService } from './organizers.js';
 import { type TermRef, type TermsService } from './terms.js';
 import { type VenuesService } from './venues.js';
 import { changedFields } from './changes.js';
+import { insertWithUniqueSlug as insertUnique } from './unique-slug.js';
 import { KeyedLock } from '../lib/keyed-lock.js';
 import { ParamErrors, resolveImage, resolveWebsite, termItems, toBool, toId, toList } from './input.js';
 
@@ -94,7 +95,6 @@ type KnownIds = Record<'venues' | 'organizers' | 'categories' | 'tags' | 'events
 type EventInput = Partial<EventCreate> & Pick<EventPatchById, 'password'>;
 
 const SLUG_INDEX = 'events_slug_unique';
-const MAX_SLUG_ATTEMPTS = 100;
 
 export function createEventsService({ storage, siteTimezone, perPageMax, geolocEnabled = true, venues, organizers, categories, tags, now = () => new Date() }: EventsServiceDeps) {
   /** Updates and trashing of one event, one at a time (see `update`). */
@@ -484,25 +484,19 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     return parent._id;
   }
 
-  /**
-   * Inserts with a unique slug: an explicit or derived slug that is taken gets -2, -3, …
-   * (`firstAttempt` 2: the slug itself is known to be taken).
-   */
-  async function insertWithUniqueSlug(doc: EventDoc, firstAttempt = 1): Promise<EventDoc> {
-    const base = doc.slug;
-    for (let attempt = firstAttempt; attempt <= MAX_SLUG_ATTEMPTS; attempt++) {
-      const candidate = { ...doc, slug: slugCandidate(base, attempt) };
-      try {
+  /** Inserts under the doc's slug made unique (`firstAttempt` 2: the slug itself is known to be taken). */
+  function insertWithUniqueSlug(doc: EventDoc, firstAttempt = 1): Promise<EventDoc> {
+    return insertUnique({
+      base: doc.slug,
+      id: doc._id,
+      slugIndex: SLUG_INDEX,
+      firstAttempt,
+      insert: async (slug) => {
+        const candidate = { ...doc, slug };
         await storage.events.insertOne(candidate);
         return candidate;
-      } catch (err) {
-        if (!(err instanceof DuplicateKeyError && err.index === SLUG_INDEX)) throw err;
-      }
-    }
-    // Past a hundred clashes, the id makes the slug unique.
-    const candidate = { ...doc, slug: `${base}-${doc._id}` };
-    await storage.events.insertOne(candidate);
-    return candidate;
+      },
+    });
   }
 
   /** Every item a positive integer id (reference §5.1 `include`, `venue`, `organizer`). */

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { parseDateInput } from '../lib/dates.js';
-import { slugCandidate, slugFrom } from '../lib/slug.js';
+import { slugFrom } from '../lib/slug.js';
 import { searchTermsOf, searchWords, textSearchOf } from '../lib/text.js';
 import { AccessDeniedError, ConflictError, DuplicateKeyError, GoneError, InvalidParamsError, NotFoundError } from '../errors.js';
 import { boundedDistinct } from '../query/id-lists.js';
@@ -22,6 +22,7 @@ import {
 } from '../storage/port.js';
 import { asSeen, type Caller, effectiveStatus, eventUsableBy } from './access.js';
 import { changedFields } from './changes.js';
+import { insertWithUniqueSlug } from './unique-slug.js';
 import { KeyedLock } from '../lib/keyed-lock.js';
 import { isTruthy, ParamErrors, resolveImage, resolveWebsite, toId } from './input.js';
 
@@ -81,7 +82,6 @@ export interface LinkedPostServiceDeps {
 
 /** Statuses of the events that make a venue or organizer "have events" (reference §5.3). */
 const LIVE_EVENT_STATUSES: readonly PostStatus[] = ['publish', 'future', 'private'];
-const MAX_SLUG_ATTEMPTS = 100;
 
 /** Password-protected events never tell anonymous callers anything about their venue or organizers. */
 const unprotectedFor = (caller: Caller | null): Filter => (caller === null ? { password: null } : {});
@@ -202,18 +202,21 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     // two concurrent creates would not collide on the slug index and both be inserted.
     const base = slugFrom(set.name as string, `${def.kind}-${createHash('sha256').update(nameKey).digest('hex').slice(0, 12)}`);
     const doc = newDoc(id, base, set, caller);
-    for (let attempt = 1; attempt <= MAX_SLUG_ATTEMPTS + 1; attempt++) {
-      const candidate = { ...doc, slug: attempt > MAX_SLUG_ATTEMPTS ? `${base}-${id}` : slugCandidate(base, attempt) };
-      try {
+    return insertWithUniqueSlug<{ doc: D; created: boolean }>({
+      base,
+      id,
+      slugIndex: def.slugIndex,
+      insert: async (slug) => {
+        const candidate = { ...doc, slug };
         await collection.insertOne(candidate);
         return { doc: candidate, created: true };
-      } catch (err) {
-        if (!(err instanceof DuplicateKeyError && err.index === def.slugIndex)) throw err;
+      },
+      afterClash: async () => {
         const raced = await findDuplicate(nameKey, description);
-        if (raced) return { doc: await applyUpdate(raced, forDuplicate(raced, set)), created: false };
-      }
-    }
-    throw new Error(`Could not find a free slug for ${def.kind} "${base}"`);
+        return raced ? { doc: await applyUpdate(raced, forDuplicate(raced, set)), created: false } : undefined;
+      },
+      exhausted: () => new Error(`Could not find a free slug for ${def.kind} "${base}"`),
+    });
   }
 
   /**

@@ -2,7 +2,7 @@
  * Categories and tags (taxonomy terms): one service per taxonomy built from the same code.
  * Categories form a tree (src/query/category-tree.ts); tags are flat. Terms are deleted for good.
  */
-import { slugCandidate, slugFrom } from '../lib/slug.js';
+import { slugFrom } from '../lib/slug.js';
 import { ApiError, ConflictError, DuplicateKeyError, InvalidParamsError, NotFoundError } from '../errors.js';
 import { childrenOf, createsCycle, withDescendants } from '../query/category-tree.js';
 import { type Paging, resolvePaging } from '../query/paging.js';
@@ -12,6 +12,7 @@ import { type ListInputValue } from '../schemas/common.js';
 import { type Storage, type TermDoc } from '../storage/port.js';
 import { type Caller, eventUsableBy } from './access.js';
 import { ParamErrors, termItems, toBool, toId, toList } from './input.js';
+import { insertWithUniqueSlug } from './unique-slug.js';
 
 export type Taxonomy = 'categories' | 'tags';
 
@@ -46,7 +47,6 @@ export interface TermsServiceDeps {
 /** A term named in an event write: an existing id, or a name to create once the write is valid. */
 export type TermRef = { id: number } | { name: string };
 
-const MAX_SLUG_ATTEMPTS = 100;
 /** How long term counts may lag behind writes made by another process (design: counts are informational). */
 const COUNTS_TTL_MS = 10_000;
 const label: Record<Taxonomy, 'category' | 'tag'> = { categories: 'category', tags: 'tag' };
@@ -148,17 +148,22 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
   async function insert(fields: Omit<TermDoc, '_id' | 'slug'>, slugBase: string, reservedId?: number): Promise<TermDoc> {
     const id = reservedId ?? (await storage.nextId('terms'));
     const base = slugFrom(slugBase, `${kind}-${id}`);
-    for (let attempt = 1; attempt <= MAX_SLUG_ATTEMPTS + 1; attempt++) {
-      const doc: TermDoc = { _id: id, ...fields, slug: attempt > MAX_SLUG_ATTEMPTS ? `${base}-${id}` : slugCandidate(base, attempt) };
-      try {
-        await collection.insertOne(doc);
+    return insertWithUniqueSlug({
+      base,
+      id,
+      slugIndex,
+      insert: async (slug) => {
+        const doc: TermDoc = { _id: id, ...fields, slug };
+        try {
+          await collection.insertOne(doc);
+        } catch (err) {
+          if (err instanceof DuplicateKeyError && err.index === nameIndex) throw termExists(await findByName(fields.name, fields.parent));
+          throw err;
+        }
         return doc;
-      } catch (err) {
-        if (err instanceof DuplicateKeyError && err.index === nameIndex) throw termExists(await findByName(fields.name, fields.parent));
-        if (!(err instanceof DuplicateKeyError && err.index === slugIndex)) throw err;
-      }
-    }
-    throw new Error(`Could not find a free slug for ${kind} "${base}"`);
+      },
+      exhausted: () => new Error(`Could not find a free slug for ${kind} "${base}"`),
+    });
   }
 
   return {
