@@ -31,7 +31,7 @@ const MAX_PER_FAMILY = 32;
 const MAX_SEEN = 10_000;
 
 export class ClauseCache {
-  /** `release` is handed the bitset of every entry the cache drops, for reuse (see Planner.release). */
+  /** `release` is handed the bitset of every entry the cache drops, for reuse (see ScratchBits.release). */
   constructor(private readonly release: (bits: Bitset) => void = () => {}) {}
 
   /**

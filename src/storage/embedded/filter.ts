@@ -38,7 +38,8 @@ const COMPARISON_OPERATORS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte'
 const LIST_OPERATORS = new Set(['$in', '$nin', '$all']);
 const TEXT_KEYS = new Set(['$search', '$language', '$caseSensitive', '$diacriticSensitive']);
 
-function refuse(message: string): never {
+/** Refuses a query or write the engine does not support (UnsupportedQueryError). */
+export function refuse(message: string): never {
   throw new UnsupportedQueryError(message);
 }
 

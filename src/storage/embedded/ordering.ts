@@ -6,7 +6,8 @@
  */
 import { type Scalar, type Sort } from '../port.js';
 import { compareValues, distinctValues, keyValuesAt, typeRank } from './bson.js';
-import { type MatchSet, type Restriction } from './planner.js';
+import { type MatchSet } from './match-set.js';
+import { type Restriction } from './planner.js';
 import { type StoredDoc } from './predicate.js';
 import { BracketEdge, type IndexCursor, PageState, type SortedIndex } from './sorted-index.js';
 
