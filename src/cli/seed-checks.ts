@@ -4,7 +4,7 @@
  * slugs, references) is the loader's (seed-loader.ts), a batch at a time.
  */
 import { parseCost } from '../lib/cost.js';
-import { allDayBounds, isValidTimezone } from '../lib/dates.js';
+import { allDayBounds, isValidTimezone } from '../lib/dates/index.js';
 import { slugFrom } from '../lib/slug.js';
 import { ParamErrors, resolveImage, resolveWebsite, toBool } from '../services/input.js';
 import { isRelativeDate, resolveSeedDate, toTimestamp } from './seed-dates.js';

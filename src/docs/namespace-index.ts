@@ -4,7 +4,7 @@
  * (required, type, default — computed defaults included — and the description in the root's
  * language). Built from the route catalogue, so it lists exactly what is registered.
  */
-import { formatWallClock } from '../lib/dates.js';
+import { formatWallClock } from '../lib/dates/index.js';
 import { type Language } from '../i18n/index.js';
 import { dateBounds } from '../query/events.js';
 import { EventListQuerySchema, EventListQueryWithoutGeolocationSchema } from '../schemas/events.js';

@@ -3,7 +3,7 @@
  * parameters → CompiledQuery plus the effective values echoed in `rest_url`. Pure: the clock, the
  * site time zone and every id lookup are inputs.
  */
-import { endOfLocalDay, formatWallClock, parseDateInput, startOfLocalDay } from '../lib/dates.js';
+import { endOfLocalDay, formatWallClock, parseDateInput, startOfLocalDay } from '../lib/dates/index.js';
 import { searchWords, textSearchOf } from '../lib/text.js';
 import { type CompiledQuery, type Filter, type PostStatus, type Sort } from '../storage/port.js';
 import { type Paging, resolvePaging } from './paging.js';

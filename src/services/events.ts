@@ -9,7 +9,7 @@ import {
   isValidTimezone,
   parseDateInput,
   wallClockToInstant,
-} from '../lib/dates.js';
+} from '../lib/dates/index.js';
 import { slugFrom } from '../lib/slug.js';
 import { searchTermsOf } from '../lib/text.js';
 import {

@@ -4,7 +4,7 @@
  * what differs (src/services/venues.ts, src/services/organizers.ts).
  */
 import { createHash } from 'node:crypto';
-import { parseDateInput } from '../lib/dates.js';
+import { parseDateInput } from '../lib/dates/index.js';
 import { slugFrom } from '../lib/slug.js';
 import { searchTermsOf, searchWords, textSearchOf } from '../lib/text.js';
 import { AccessDeniedError, ConflictError, DuplicateKeyError, GoneError, InvalidParamsError, NotFoundError } from '../errors.js';

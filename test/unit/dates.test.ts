@@ -1,5 +1,5 @@
 /*
- * src/lib/dates.ts must not depend on the process's time zone (locutus' strtotime computes in it).
+ * src/lib/dates/ must not depend on the process's time zone (locutus' strtotime computes in it).
  * Run this file under several TZ values, including ones with DST and with half-hour DST steps:
  *
  *   for tz in UTC America/New_York Australia/Lord_Howe Asia/Kolkata; do TZ=$tz npx vitest run test/unit/dates.test.ts || break; done
@@ -20,7 +20,9 @@ import {
   timezoneAbbr,
   wallClockToInstant,
   zoneFor,
-} from '../../src/lib/dates.js';
+} from '../../src/lib/dates/index.js';
+import { formattedOffset, offsetFormat } from '../../src/lib/dates/zones.js';
+import { random } from '../helpers/random.js';
 
 const OriginalDate = globalThis.Date;
 const at = (iso: string): Date => new Date(iso);
@@ -442,5 +444,33 @@ describe('memoised offsets agree with luxon', () => {
     expect(timezoneAbbr('America/New_York', before)).toBe('EST');
     expect(timezoneAbbr('America/New_York', after)).toBe('EDT');
     expect(timezoneAbbr('America/New_York', at('2026-03-08T03:00:00Z'))).toBe('EST');
+  });
+});
+
+describe('offsets read from a formatted wall clock', () => {
+  it("equal luxon's in every zone this Node knows", () => {
+    const next = random(7);
+    const YEAR_MS = 365.2425 * 86_400_000;
+    const SAMPLED = ['Europe/Berlin', 'America/New_York', 'America/Sao_Paulo', 'America/St_Johns', 'Australia/Sydney', 'Australia/Lord_Howe', 'Asia/Kolkata', 'Pacific/Chatham', 'Africa/Casablanca'];
+    const mismatches: string[] = [];
+    let read = 0;
+    for (const zone of Intl.supportedValuesOf('timeZone')) {
+      const format = offsetFormat(zone);
+      const luxon = IANAZone.create(zone);
+      // Random instants from 1900 to 2200 (before 1970 too, at odd seconds); in the zones above, also
+      // every quarter hour of the months with 2026's transitions.
+      const instants = Array.from({ length: 60 }, () => Math.floor(Date.UTC(1900, 0, 1) + next() * 300 * YEAR_MS));
+      if (SAMPLED.includes(zone)) {
+        for (const month of [1, 2, 3, 8, 9, 10]) for (let ms = Date.UTC(2026, month, 1); ms < Date.UTC(2026, month + 1, 1); ms += 15 * 60_000) instants.push(ms);
+      }
+      for (const ms of instants) {
+        const offset = formattedOffset(format, ms);
+        if (offset !== null) read++;
+        if (offset !== luxon.offset(ms)) mismatches.push(`${zone} at ${new Date(ms).toISOString()}: ${offset} against ${luxon.offset(ms)}`);
+      }
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
+    // The format is read, not handed back to luxon (which would agree with itself).
+    expect(read).toBeGreaterThan(40_000);
   });
 });
