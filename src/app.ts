@@ -35,7 +35,7 @@ import { createVenuesService } from './services/venues.js';
 import { type Storage } from './storage/port.js';
 // Reliability (issue 10).
 import underPressure from '@fastify/under-pressure';
-import { withStorageDeadline } from './storage/faulty.js';
+import { withStorageDeadline } from './storage/deadline.js';
 
 export interface AppOptions {
   config: Config;

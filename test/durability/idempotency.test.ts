@@ -4,7 +4,7 @@
  * and creates nothing; a pending record (the attempt's outcome unknown) keeps its reserved id.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { createFaultyStorage } from '../../src/storage/faulty.js';
+import { createFaultyStorage } from '../helpers/faulty-storage.js';
 import { API, EDITOR, json, makeEventInput, openTestApp } from '../helpers/app.js';
 import { makeTempDir, open, removeDir } from './helpers.js';
 

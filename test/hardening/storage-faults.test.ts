@@ -8,7 +8,7 @@
  */
 import { type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultPlan, type FaultyStorage } from '../../src/storage/faulty.js';
+import { type FaultPlan, type FaultyStorage } from '../helpers/faulty-storage.js';
 import { API, EDITOR, type TestApp, createEventOk, insertCategory, insertVenue, json, makeEventInput, openTestApp, snapshot } from '../helpers/app.js';
 import { type EngineUnderTest, enginesUnderTest, withFaults } from '../helpers/engines.js';
 

@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { indexes } from '../../indexes/index.js';
-import { loadConfig, loadTestEngineChoice } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { createEmbeddedStorage } from '../../src/storage/embedded/index.js';
-import { createFaultyStorage, type FaultyStorage } from '../../src/storage/faulty.js';
+import { testEngineChoice } from './engine-choice.js';
+import { createFaultyStorage, type FaultyStorage } from './faulty-storage.js';
 import { createMongoStorage } from '../../src/storage/mongodb/index.js';
 import { type EngineName, type Storage } from '../../src/storage/port.js';
 import { type MongoTestTarget, NO_MONGODB_REASON } from './global-setup.js';
@@ -69,7 +70,7 @@ function mongoEngine(uri: string, source: string): EngineUnderTest {
 
 /** The engines a suite runs on; each one left out is named on the suite's output, with the reason. */
 export async function enginesUnderTest(): Promise<EngineSelection> {
-  const choice = loadTestEngineChoice();
+  const choice = testEngineChoice();
   const engines: EngineUnderTest[] = [];
   const skipped: EngineSelection['skipped'] = [];
   if (choice !== 'mongodb') engines.push(embedded);

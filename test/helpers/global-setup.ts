@@ -11,14 +11,15 @@
  */
 import { type TestProject } from 'vitest/node';
 import { indexes } from '../../indexes/index.js';
-import { loadConfig, loadTestEngineChoice } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import {
   describeMongod,
-  downloadMongod,
   findLocalMongod,
   type MongodLookup,
   startMemoryServer,
 } from '../../src/storage/mongodb/memory-server.js';
+import { testEngineChoice } from './engine-choice.js';
+import { downloadMongod } from './mongod-download.js';
 
 export type MongoTestTarget =
   | { available: true; uri: string; source: string }
@@ -87,7 +88,7 @@ async function resolveMongo(): Promise<Resolution> {
 }
 
 export async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  const choice = loadTestEngineChoice();
+  const choice = testEngineChoice();
   if (choice === 'embedded') {
     project.provide('calendarMongo', { available: false, reason: 'CALENDAR_TEST_ENGINES=embedded' });
     return undefined;

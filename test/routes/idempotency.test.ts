@@ -8,7 +8,7 @@
  */
 import { type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultyStorage } from '../../src/storage/faulty.js';
+import { type FaultyStorage } from '../helpers/faulty-storage.js';
 import { type Storage } from '../../src/storage/port.js';
 import { API, EDITOR, EDITOR_TOKEN, NS, type TestApp, VIEWER_TOKEN, countAll, json, makeEventInput, openTestApp } from '../helpers/app.js';
 import { type EngineUnderTest, enginesUnderTest, withFaults } from '../helpers/engines.js';

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { type FaultyStorage, createFaultyStorage } from '../../src/storage/faulty.js';
+import { type FaultyStorage, createFaultyStorage } from '../helpers/faulty-storage.js';
 import { warmUp } from '../../src/warm-up.js';
 import { API, EDITOR, EDITOR_TOKEN, type TestApp, createEventOk, insertCategory, snapshot, openTestApp } from '../helpers/app.js';
 import { type EngineUnderTest, enginesUnderTest } from '../helpers/engines.js';

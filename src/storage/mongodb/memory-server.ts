@@ -4,15 +4,13 @@
  * `findLocalMongod` never downloads: it accepts MONGOMS_SYSTEM_BINARY (passed in from config.ts)
  * or a binary mongodb-memory-server has already extracted into one of its cache directories
  * (MONGOMS_DOWNLOAD_DIR, ~/.cache/mongodb-binaries, node_modules/.cache/mongodb-memory-server,
- * ./mongodb-binaries), as resolved by the library itself. `downloadMongod` is for test runs only:
- * a quick DNS check of the download host first, so an offline machine pays milliseconds, then a
- * download bounded in time.
+ * ./mongodb-binaries), as resolved by the library itself. Only the test harness may download one
+ * (test/helpers/mongod-download.ts).
  *
- * mongodb-memory-server-core is a devDependency and is imported lazily: without it there is
- * simply no memory server.
+ * mongodb-memory-server-core is a dependency (the `memory-server` engine is offered by production
+ * installs too) but is imported lazily, only when that engine is looked for.
  */
 import { execFile } from 'node:child_process';
-import { lookup } from 'node:dns/promises';
 import { access, constants, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -58,7 +56,7 @@ export function loadMemoryServerModule(): Promise<MemoryServerModule | null> {
   return modulePromise;
 }
 
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   if (error instanceof Error) return (error as NodeJS.ErrnoException).code ?? error.message;
   return String(error);
 }
@@ -176,68 +174,6 @@ export async function findLocalMongod(options: { systemBinary: string | null }):
     }
   }
   return { found: false, reason: NO_MONGOD };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(onTimeout()), ms);
-    // Never keep the process alive for this timer alone.
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** The host mongodb-memory-server would download from (honours its mirror/URL settings). */
-async function downloadHost(module: MemoryServerModule): Promise<string> {
-  try {
-    const { MongoBinaryDownloadUrl } = await import('mongodb-memory-server-core/lib/util/MongoBinaryDownloadUrl.js');
-    const options = await module.DryMongoBinary.generateOptions({});
-    return new URL(await new MongoBinaryDownloadUrl(options).getDownloadUrl()).hostname;
-  } catch {
-    return 'fastdl.mongodb.org';
-  }
-}
-
-export interface DownloadOptions {
-  /** Upper bound for the whole download. */
-  timeoutMs: number;
-  /** Upper bound for the DNS check of the download host. */
-  dnsTimeoutMs?: number;
-}
-
-/**
- * Test runs only: lets mongodb-memory-server download its default mongod into its cache, unless
- * the download host does not even resolve (offline: a few milliseconds) or the time runs out.
- */
-export async function downloadMongod(options: DownloadOptions): Promise<MongodLookup> {
-  const module = await loadMemoryServerModule();
-  if (module === null) return { found: false, reason: `${NO_MONGOD} (mongodb-memory-server-core is not installed)` };
-  const host = await downloadHost(module);
-  const dnsTimeoutMs = options.dnsTimeoutMs ?? 300;
-  const resolved = await withTimeout(
-    lookup(host).then(
-      () => null,
-      (error: unknown) => describeError(error),
-    ),
-    dnsTimeoutMs,
-    () => `no answer within ${dnsTimeoutMs} ms`,
-  );
-  if (resolved !== null) return { found: false, reason: `${NO_MONGOD} (download host ${host} unreachable: ${resolved})` };
-
-  const seconds = Math.round(options.timeoutMs / 1000);
-  const downloaded = await withTimeout<{ path: string } | { error: string }>(
-    module.MongoBinary.getPath({}).then(
-      (binaryPath) => ({ path: binaryPath }),
-      (error: unknown) => ({ error: describeError(error) }),
-    ),
-    options.timeoutMs,
-    () => ({ error: `not finished within ${seconds} s` }),
-  );
-  if ('error' in downloaded) return { found: false, reason: `${NO_MONGOD} (download failed: ${downloaded.error})` };
-  const probe = await probeMongod(downloaded.path);
-  if (!probe.ok) return { found: false, reason: `${NO_MONGOD} (downloaded mongod does not run: ${probe.reason})` };
-  return { found: true, binary: { path: downloaded.path, version: probe.version, source: 'download' } };
 }
 
 /** Starts a throwaway mongod on a free local port, data in a temporary directory removed on stop. */
