@@ -1,7 +1,14 @@
 /**
- * The only reader of `process.env` (design §7). Produces a validated, frozen Config;
- * an invalid value stops start-up with a message naming the variable.
+ * The only reader of `process.env`. Every setting is declared once, in ConfigSchema: its type,
+ * default, bounds and description (the README's configuration table is generated from it,
+ * `npm run docs:config`). env-schema applies the defaults and bounds; a short post-step does what a
+ * schema cannot say — API tokens, origin lists, URL and time-zone checks, and the rules between
+ * settings. The result is a validated, frozen Config; an invalid value stops start-up with a
+ * ConfigError naming the variable.
  */
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import type { Ajv } from 'ajv';
+import envSchema from 'env-schema';
 import { IANAZone } from 'luxon';
 
 export const ROLES = ['editor', 'viewer'] as const;
@@ -10,14 +17,21 @@ export type Role = (typeof ROLES)[number];
 export interface ApiToken {
   role: Role;
   token: string;
-  /** Author id attached to writes made with this token (design §9.14); 0 when none. */
+  /** Author id attached to writes made with this token; 0 when none. */
   authorId: number;
 }
 
-export type StorageChoice = 'auto' | 'mongodb' | 'memory-server' | 'embedded';
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export const STORAGE_CHOICES = ['auto', 'mongodb', 'memory-server', 'embedded'] as const;
+export type StorageChoice = (typeof STORAGE_CHOICES)[number];
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 /** LOG_FORMAT: `auto` is human-readable on a terminal and JSON lines otherwise (src/logger.ts). */
-export type LogFormat = 'auto' | 'pretty' | 'json';
+export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** The words a boolean setting accepts, in any case. */
+export const TRUE_WORDS = ['true', '1', 'yes', 'on'] as const;
+export const FALSE_WORDS = ['false', '0', 'no', 'off'] as const;
 
 export interface Config {
   port: number;
@@ -43,12 +57,10 @@ export interface Config {
   bodyLimit: number;
   /** Time allowed for a whole request, in milliseconds. */
   requestTimeoutMs: number;
-  // Reliability (issue 10) — begin
   /** STORAGE_TIMEOUT_MS: a storage call that takes longer answers 503 storage-unavailable; 0 = no deadline. */
   storageTimeoutMs: number;
   /** MAX_EVENT_LOOP_DELAY_MS: above this event-loop lag, requests are shed with 503 + Retry-After; 0 = off. */
   maxEventLoopDelayMs: number;
-  // Reliability (issue 10) — end
   /** Requests per minute and address of callers without a valid token; 0 turns the limit off. */
   rateLimitReads: number;
   rateLimitWrites: number;
@@ -60,7 +72,125 @@ export interface Config {
    * directory); null keeps it in memory only. `npm start` sets ./data.
    */
   dataDir: string | null;
+  /** SERIALIZATION_ARENA_MB: the arena of encoded events, per app (src/serialize/caches.ts); 0 = off. */
+  serializationArenaMb: number;
+  /** SERIALIZATION_MEMO_ENTRIES: documents each serialization memo keeps, per app; 0 = off. */
+  serializationMemoEntries: number;
 }
+
+/**
+ * Annotations of ConfigSchema beside the standard ones, read by the README's table and by the error
+ * messages: `docDefault`, the default as the README states it when it is not a plain value (decided
+ * at start, or by other settings); `docValues`, the accepted values of a text setting; `invalid`,
+ * the message for a value its `pattern` refuses (`{value}` stands for the value; left out where the
+ * value may hold a credential).
+ */
+export const CONFIG_ANNOTATIONS = ['docDefault', 'docValues', 'invalid'] as const;
+
+const MIN_TOKEN_LENGTH = 24;
+
+const whole = (value: number, minimum: number, maximum: number, description: string) =>
+  Type.Integer({ default: value, minimum, maximum, description });
+const oneOf = <T extends string>(values: readonly T[], value: T, description: string) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], default: value, description });
+
+export const ConfigSchema = Type.Object(
+  {
+    PORT: whole(3000, 0, 65535, 'TCP port'),
+    HOST: Type.String({ default: '127.0.0.1', docValues: 'host name or address', description: 'Interface to listen on (`0.0.0.0` for all)' }),
+    PUBLIC_URL: Type.Optional(
+      Type.String({ docDefault: "the request's origin", docValues: 'http(s) URL', description: 'Base of permalinks (`url`) and `global_id`' }),
+    ),
+    STORAGE: oneOf(
+      STORAGE_CHOICES,
+      'auto',
+      'Storage engine; `auto`: MongoDB when `MONGODB_URI` is set, else the embedded engine when `DATA_DIR` is set, else a local `mongod` through mongodb-memory-server when one is found, else the embedded engine',
+    ),
+    MONGODB_URI: Type.Optional(
+      Type.String({
+        pattern: '^mongodb(\\+srv)?://',
+        invalid: 'must start with mongodb:// or mongodb+srv://',
+        docValues: '`mongodb://…` or `mongodb+srv://…`',
+        description: 'MongoDB connection string; selects the `mongodb` engine',
+      }),
+    ),
+    MONGODB_DB: Type.String({
+      default: 'calendar',
+      pattern: '^[A-Za-z0-9_-]{1,63}$',
+      invalid: 'must be a database name of letters, digits, _ or - (got "{value}")',
+      docValues: 'letters, digits, `_` and `-`, at most 63',
+      description: 'Database name',
+    }),
+    MONGOMS_SYSTEM_BINARY: Type.Optional(Type.String({ docValues: 'file path', description: 'A local `mongod` for the `memory-server` engine' })),
+    API_TOKENS: Type.Optional(
+      Type.String({
+        docDefault: '— (no writes possible)',
+        docValues: '`role:token[:author]`, comma-separated',
+        description: `Roles \`editor\` (read and write everything), \`viewer\` (read every status); tokens of at least ${MIN_TOKEN_LENGTH} characters; \`author\` is the user id writes are attributed to`,
+      }),
+    ),
+    SITE_TIMEZONE: Type.String({ default: 'UTC', docValues: 'IANA zone', description: 'Zone in which dates without a zone are read' }),
+    PER_PAGE_MAX: whole(50, 1, 1000, 'Largest page size'),
+    GEOLOC_ENABLED: Type.Boolean({ default: true, description: 'Geolocation filters on the event list' }),
+    SEED_ON_START: Type.Optional(
+      Type.Boolean({ docDefault: '`true` on an empty embedded store', description: 'Load `seeds/` at start when the store is empty' }),
+    ),
+    LOG_LEVEL: oneOf(LOG_LEVELS, 'info', 'Least severe level logged; `silent` logs nothing'),
+    LOG_FORMAT: oneOf(
+      LOG_FORMATS,
+      'auto',
+      '`pretty` (human-readable lines), `json` (one JSON object a line), or `auto`: pretty when stdout is a terminal, JSON otherwise',
+    ),
+    TRUST_PROXY: Type.Boolean({ default: false, description: 'Honour `X-Forwarded-*` for links' }),
+    CORS_ORIGINS: Type.Optional(
+      Type.String({ docDefault: '— (no CORS)', docValues: 'http(s) origins, comma-separated, or `*`', description: 'Origins allowed to call the API from a browser' }),
+    ),
+    BODY_LIMIT: whole(1_048_576, 1024, 100 * 1_048_576, 'Largest request body in bytes (larger → 413)'),
+    REQUEST_TIMEOUT_MS: whole(30_000, 1000, 600_000, 'Time allowed for a whole request'),
+    STORAGE_TIMEOUT_MS: whole(10_000, 0, 600_000, 'Longest storage call before the request answers 503 `storage-unavailable` (0 = no deadline)'),
+    MAX_EVENT_LOOP_DELAY_MS: whole(1000, 0, 600_000, 'Event-loop lag above which requests are shed with 503 + `Retry-After` (0 = off)'),
+    RATE_LIMIT_READS: whole(
+      1200,
+      0,
+      10_000_000,
+      'Read requests (every method but `POST`, `PUT`, `PATCH` and `DELETE`) per minute and address of anonymous callers (no token, or one not in `API_TOKENS`; requests refused for their credentials count too); 0 = off',
+    ),
+    RATE_LIMIT_WRITES: whole(120, 0, 10_000_000, 'Write requests (`POST`, `PUT`, `PATCH`, `DELETE`) per minute and address of anonymous callers, counted like `RATE_LIMIT_READS`; 0 = off'),
+    RATE_LIMIT_TOKEN_READS: whole(
+      60_000,
+      0,
+      10_000_000,
+      'Read requests per minute and API token, from any address (a sync script re-posting a calendar never meets them); 0 = off',
+    ),
+    RATE_LIMIT_TOKEN_WRITES: whole(6_000, 0, 10_000_000, 'Write requests per minute and API token, from any address; 0 = off'),
+    DATA_DIR: Type.Optional(
+      Type.String({
+        pattern: '^[^\\u0000]*$',
+        invalid: 'must be a directory path',
+        docDefault: '`./data` with `npm start`, else unset',
+        docValues: 'directory path',
+        description:
+          'Directory where the embedded engine keeps its data (an LMDB environment, relative to the working directory); unset, the embedded engine is in memory only. `DATA_DIR= npm start` opts out',
+      }),
+    ),
+    SERIALIZATION_ARENA_MB: whole(
+      64,
+      0,
+      1024,
+      "Memory in which the event list keeps each stored event's encoded JSON, so an event read again is not encoded again; allocated once per app, oldest out first; 0 = off. Off on the `mongodb` engine, whose reads return new documents every time",
+    ),
+    SERIALIZATION_MEMO_ENTRIES: whole(
+      25_000,
+      0,
+      1_000_000,
+      'Venues and organizers (each) whose representations are kept for the events that embed them, least recently used out first (terms: at most 2,000); 0 = off. Off on the `mongodb` engine',
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The settings as env-schema returns them: defaults applied, numbers and booleans converted. */
+export type Settings = Static<typeof ConfigSchema>;
 
 export class ConfigError extends Error {
   constructor(
@@ -73,39 +203,69 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+type SettingSchema = TSchema & { type?: string; minimum?: number; maximum?: number; invalid?: string };
 
-const MIN_TOKEN_LENGTH = 24;
+const settingSchema = (name: string): SettingSchema | undefined =>
+  (ConfigSchema.properties as Record<string, SettingSchema | undefined>)[name];
 
-function str(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = str(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number (got "${raw}")`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max} (got ${n})`);
-  return n;
-}
-
-function bool(env: Env, name: string): boolean | undefined {
-  const raw = str(env, name)?.toLowerCase();
-  if (raw === undefined) return undefined;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(name, `must be true or false (got "${raw}")`);
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = str(env, name);
-  if (raw === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
+/**
+ * The pre-step: the schema's variables, trimmed, a blank value left out (it means unset, so
+ * `DATA_DIR=` keeps the embedded engine in memory), and the forms Ajv's conversion does not know
+ * checked here — whole numbers in digits only (Ajv would read `1e3` or `0x10`), booleans in words.
+ */
+function settingsIn(env: Env): Record<string, string> {
+  const data: Record<string, string> = {};
+  for (const [name, schema] of Object.entries(ConfigSchema.properties as Record<string, SettingSchema>)) {
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') continue;
+    if (schema.type === 'integer' && !/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number (got "${raw}")`);
+    if (schema.type === 'boolean') {
+      const word = raw.toLowerCase();
+      if ((TRUE_WORDS as readonly string[]).includes(word)) data[name] = 'true';
+      else if ((FALSE_WORDS as readonly string[]).includes(word)) data[name] = 'false';
+      else throw new ConfigError(name, `must be true or false (got "${word}")`);
+      continue;
+    }
+    data[name] = raw;
   }
-  return raw as T;
+  return data;
 }
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** env-schema's first complaint, as a ConfigError naming the variable. */
+function configErrorOf(error: unknown, data: Record<string, string>): Error {
+  const first = (error as { errors?: AjvError[] }).errors?.[0];
+  if (first === undefined) return error as Error;
+  const name = first.instancePath.replace(/^\//, '');
+  const schema = settingSchema(name);
+  const raw = data[name] ?? '';
+  switch (first.keyword) {
+    case 'minimum':
+    case 'maximum':
+      return new ConfigError(name, `must be between ${schema?.minimum} and ${schema?.maximum} (got ${Number(raw)})`);
+    case 'enum':
+      return new ConfigError(name, `must be one of ${(first.params.allowedValues as string[]).join(', ')} (got "${raw}")`);
+    case 'pattern':
+      return new ConfigError(name, (schema?.invalid ?? 'has an invalid value').replace('{value}', raw));
+    default:
+      return new ConfigError(name || 'configuration', first.message ?? 'is invalid');
+  }
+}
+
+/**
+ * One Ajv for every load: the first load asks env-schema for an instance with its own options and
+ * keywords and adds the annotations to it; later loads pass that instance back, so the schema is
+ * compiled once (a new instance costs tens of milliseconds).
+ */
+let configAjv: Ajv | undefined;
+const ajvOption = (): Ajv | { customOptions(fresh: Ajv): Ajv } =>
+  configAjv ?? { customOptions: (fresh) => (configAjv = fresh.addVocabulary([...CONFIG_ANNOTATIONS])) };
 
 function parseTokens(raw: string | undefined): ApiToken[] {
   if (raw === undefined) return [];
@@ -148,68 +308,56 @@ function parseUrl(name: string, raw: string | undefined): string | null {
   return url.toString().replace(/\/+$/, '');
 }
 
-function dataDir(env: Env): string | null {
-  const raw = str(env, 'DATA_DIR');
-  if (raw === undefined) return null;
-  if (raw.includes('\0')) throw new ConfigError('DATA_DIR', 'must be a directory path');
-  return raw;
-}
-
 export function loadConfig(env: Env = process.env): Config {
-  const siteTimezone = str(env, 'SITE_TIMEZONE') ?? 'UTC';
-  if (!IANAZone.isValidZone(siteTimezone)) {
-    throw new ConfigError('SITE_TIMEZONE', `must be an IANA time zone such as Europe/Berlin (got "${siteTimezone}")`);
+  const data = settingsIn(env);
+  let s: Settings;
+  try {
+    // env: false — the settings are `env`'s alone (tests pass their own), never merged with process.env.
+    s = envSchema<Settings>({ schema: ConfigSchema, data, env: false, ajv: ajvOption() });
+  } catch (error) {
+    throw configErrorOf(error, data);
   }
-  const mongodbUri = str(env, 'MONGODB_URI') ?? null;
-  if (mongodbUri !== null && !/^mongodb(\+srv)?:\/\//.test(mongodbUri)) {
-    throw new ConfigError('MONGODB_URI', 'must start with mongodb:// or mongodb+srv://');
+
+  // The post-step: what the schema cannot say.
+  if (!IANAZone.isValidZone(s.SITE_TIMEZONE)) {
+    throw new ConfigError('SITE_TIMEZONE', `must be an IANA time zone such as Europe/Berlin (got "${s.SITE_TIMEZONE}")`);
   }
-  const storage = oneOf(env, 'STORAGE', ['auto', 'mongodb', 'memory-server', 'embedded'] as const, 'auto');
-  if (storage === 'mongodb' && mongodbUri === null) {
+  const mongodbUri = s.MONGODB_URI ?? null;
+  if (s.STORAGE === 'mongodb' && mongodbUri === null) {
     throw new ConfigError('STORAGE', 'is mongodb but MONGODB_URI is not set');
   }
-  const corsRaw = str(env, 'CORS_ORIGINS');
-  const corsOrigins = corsRaw === undefined ? [] : corsRaw.split(',').map((o) => o.trim()).filter(Boolean);
+  const corsOrigins = s.CORS_ORIGINS === undefined ? [] : s.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
   for (const origin of corsOrigins) {
     if (origin !== '*') parseUrl('CORS_ORIGINS', origin);
   }
-  const mongodbDb = str(env, 'MONGODB_DB') ?? 'calendar';
-  if (!/^[A-Za-z0-9_-]{1,63}$/.test(mongodbDb)) {
-    throw new ConfigError('MONGODB_DB', `must be a database name of letters, digits, _ or - (got "${mongodbDb}")`);
-  }
 
   return Object.freeze({
-    port: int(env, 'PORT', 3000, 0, 65535),
-    host: str(env, 'HOST') ?? '127.0.0.1',
-    publicUrl: parseUrl('PUBLIC_URL', str(env, 'PUBLIC_URL')),
-    storage,
+    port: s.PORT,
+    host: s.HOST,
+    publicUrl: parseUrl('PUBLIC_URL', s.PUBLIC_URL),
+    storage: s.STORAGE,
     mongodbUri,
-    mongodbDb,
-    mongodSystemBinary: str(env, 'MONGOMS_SYSTEM_BINARY') ?? null,
-    apiTokens: Object.freeze(parseTokens(str(env, 'API_TOKENS'))),
-    siteTimezone,
-    perPageMax: int(env, 'PER_PAGE_MAX', 50, 1, 1000),
-    geolocEnabled: bool(env, 'GEOLOC_ENABLED') ?? true,
-    seedOnStart: bool(env, 'SEED_ON_START') ?? null,
-    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-    logFormat: oneOf(env, 'LOG_FORMAT', ['auto', 'pretty', 'json'] as const, 'auto'),
-    trustProxy: bool(env, 'TRUST_PROXY') ?? false,
+    mongodbDb: s.MONGODB_DB,
+    mongodSystemBinary: s.MONGOMS_SYSTEM_BINARY ?? null,
+    apiTokens: Object.freeze(parseTokens(s.API_TOKENS)),
+    siteTimezone: s.SITE_TIMEZONE,
+    perPageMax: s.PER_PAGE_MAX,
+    geolocEnabled: s.GEOLOC_ENABLED,
+    seedOnStart: s.SEED_ON_START ?? null,
+    logLevel: s.LOG_LEVEL,
+    logFormat: s.LOG_FORMAT,
+    trustProxy: s.TRUST_PROXY,
     corsOrigins: Object.freeze(corsOrigins),
-    bodyLimit: int(env, 'BODY_LIMIT', 1_048_576, 1024, 100 * 1_048_576),
-    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
-    // Reliability (issue 10) — begin
-    storageTimeoutMs: int(env, 'STORAGE_TIMEOUT_MS', 10_000, 0, 600_000),
-    maxEventLoopDelayMs: int(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
-    // Reliability (issue 10) — end
-    rateLimitReads: int(env, 'RATE_LIMIT_READS', 1200, 0, 10_000_000),
-    rateLimitWrites: int(env, 'RATE_LIMIT_WRITES', 120, 0, 10_000_000),
-    rateLimitTokenReads: int(env, 'RATE_LIMIT_TOKEN_READS', 60_000, 0, 10_000_000),
-    rateLimitTokenWrites: int(env, 'RATE_LIMIT_TOKEN_WRITES', 6_000, 0, 10_000_000),
-    dataDir: dataDir(env),
+    bodyLimit: s.BODY_LIMIT,
+    requestTimeoutMs: s.REQUEST_TIMEOUT_MS,
+    storageTimeoutMs: s.STORAGE_TIMEOUT_MS,
+    maxEventLoopDelayMs: s.MAX_EVENT_LOOP_DELAY_MS,
+    rateLimitReads: s.RATE_LIMIT_READS,
+    rateLimitWrites: s.RATE_LIMIT_WRITES,
+    rateLimitTokenReads: s.RATE_LIMIT_TOKEN_READS,
+    rateLimitTokenWrites: s.RATE_LIMIT_TOKEN_WRITES,
+    dataDir: s.DATA_DIR ?? null,
+    serializationArenaMb: s.SERIALIZATION_ARENA_MB,
+    serializationMemoEntries: s.SERIALIZATION_MEMO_ENTRIES,
   });
-}
-
-/** Which engines the test suites must cover (`CALENDAR_TEST_ENGINES=mongodb` for `npm run test:mongodb`). */
-export function loadTestEngineChoice(env: Env = process.env): 'all' | 'mongodb' | 'embedded' {
-  return oneOf(env, 'CALENDAR_TEST_ENGINES', ['all', 'mongodb', 'embedded'] as const, 'all');
 }

@@ -1,8 +1,8 @@
 /**
- * loadConfig (design §7): defaults, and a ConfigError naming the variable for every bad value.
+ * loadConfig: defaults, and a ConfigError naming the variable for every bad value.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadTestEngineChoice } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 
 const TOKEN_A = 'a'.repeat(24);
 const TOKEN_B = 'b'.repeat(30);
@@ -40,13 +40,15 @@ describe('loadConfig', () => {
       corsOrigins: [],
       bodyLimit: 1_048_576,
       requestTimeoutMs: 30_000,
-      storageTimeoutMs: 10_000, // issue 10
-      maxEventLoopDelayMs: 1000, // issue 10
+      storageTimeoutMs: 10_000,
+      maxEventLoopDelayMs: 1000,
       rateLimitReads: 1200,
       rateLimitWrites: 120,
       rateLimitTokenReads: 60_000,
       rateLimitTokenWrites: 6_000,
       dataDir: null,
+      serializationArenaMb: 64,
+      serializationMemoEntries: 25_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.apiTokens)).toBe(true);
@@ -75,6 +77,16 @@ describe('loadConfig', () => {
       CORS_ORIGINS: 'https://a.example, *',
       BODY_LIMIT: '2048',
       REQUEST_TIMEOUT_MS: '5000',
+      STORAGE_TIMEOUT_MS: '0',
+      MAX_EVENT_LOOP_DELAY_MS: '250',
+      RATE_LIMIT_READS: '10',
+      RATE_LIMIT_WRITES: '0',
+      RATE_LIMIT_TOKEN_READS: '20',
+      RATE_LIMIT_TOKEN_WRITES: '30',
+      MONGOMS_SYSTEM_BINARY: '/usr/bin/mongod',
+      DATA_DIR: 'var/data',
+      SERIALIZATION_ARENA_MB: '0',
+      SERIALIZATION_MEMO_ENTRIES: '100',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -97,7 +109,35 @@ describe('loadConfig', () => {
       corsOrigins: ['https://a.example', '*'],
       bodyLimit: 2048,
       requestTimeoutMs: 5000,
+      storageTimeoutMs: 0,
+      maxEventLoopDelayMs: 250,
+      rateLimitReads: 10,
+      rateLimitWrites: 0,
+      rateLimitTokenReads: 20,
+      rateLimitTokenWrites: 30,
+      mongodSystemBinary: '/usr/bin/mongod',
+      dataDir: 'var/data',
+      serializationArenaMb: 0,
+      serializationMemoEntries: 100,
     });
+  });
+
+  it('reads only the environment it is given', () => {
+    process.env.PORT_FOR_NOTHING = '1';
+    const saved = process.env.PORT;
+    process.env.PORT = '4321';
+    try {
+      expect(loadConfig({}).port).toBe(3000);
+    } finally {
+      if (saved === undefined) delete process.env.PORT;
+      else process.env.PORT = saved;
+      delete process.env.PORT_FOR_NOTHING;
+    }
+  });
+
+  it('keeps DATA_DIR blank as unset: the embedded engine in memory', () => {
+    expect(loadConfig({ DATA_DIR: '' }).dataDir).toBeNull();
+    expect(loadConfig({ DATA_DIR: '  ' }).dataDir).toBeNull();
   });
 
   it.each(['true', 'TRUE', '1', 'yes', 'on'])('reads GEOLOC_ENABLED=%s as true', (value) => {
@@ -141,11 +181,28 @@ describe('loadConfig', () => {
     { variable: 'LOG_FORMAT', env: { LOG_FORMAT: 'text' } },
     { variable: 'BODY_LIMIT', env: { BODY_LIMIT: '10' } },
     { variable: 'REQUEST_TIMEOUT_MS', env: { REQUEST_TIMEOUT_MS: 'soon' } },
+    { variable: 'RATE_LIMIT_READS', env: { RATE_LIMIT_READS: '1e3' } },
+    { variable: 'STORAGE_TIMEOUT_MS', env: { STORAGE_TIMEOUT_MS: '0x10' } },
+    { variable: 'DATA_DIR', env: { DATA_DIR: 'a\0b' } },
+    { variable: 'SERIALIZATION_ARENA_MB', env: { SERIALIZATION_ARENA_MB: '2048' } },
+    { variable: 'SERIALIZATION_MEMO_ENTRIES', env: { SERIALIZATION_MEMO_ENTRIES: '-1' } },
   ])('refuses $env, naming $variable', ({ variable, env }) => {
     const error = configError(env);
     expect(error.variable).toBe(variable);
     expect(error.message).toContain(variable);
     expect(error.name).toBe('ConfigError');
+  });
+
+  it.each<{ env: Record<string, string>; message: string }>([
+    { env: { PORT: 'abc' }, message: 'Invalid configuration: PORT must be a whole number (got "abc")' },
+    { env: { PORT: '70000' }, message: 'Invalid configuration: PORT must be between 0 and 65535 (got 70000)' },
+    { env: { STORAGE: 'postgres' }, message: 'Invalid configuration: STORAGE must be one of auto, mongodb, memory-server, embedded (got "postgres")' },
+    { env: { GEOLOC_ENABLED: 'Maybe' }, message: 'Invalid configuration: GEOLOC_ENABLED must be true or false (got "maybe")' },
+    { env: { MONGODB_URI: 'http://user:secret@host' }, message: 'Invalid configuration: MONGODB_URI must start with mongodb:// or mongodb+srv://' },
+    { env: { MONGODB_DB: 'bad name!' }, message: 'Invalid configuration: MONGODB_DB must be a database name of letters, digits, _ or - (got "bad name!")' },
+    { env: { DATA_DIR: 'a\0b' }, message: 'Invalid configuration: DATA_DIR must be a directory path' },
+  ])('says what is wrong with $env', ({ env, message }) => {
+    expect(configError(env).message).toBe(message);
   });
 
   it('explains that STORAGE=mongodb needs MONGODB_URI, and accepts it with one', () => {
@@ -163,13 +220,5 @@ describe('loadConfig', () => {
       expect(configError(env).message).not.toContain(secret);
     }
     expect(configError({ API_TOKENS: 'editor:shortsecret' }).message).not.toContain('shortsecret');
-  });
-});
-
-describe('loadTestEngineChoice', () => {
-  it('defaults to all and refuses anything else than all, mongodb or embedded', () => {
-    expect(loadTestEngineChoice({})).toBe('all');
-    expect(loadTestEngineChoice({ CALENDAR_TEST_ENGINES: 'mongodb' })).toBe('mongodb');
-    expect(() => loadTestEngineChoice({ CALENDAR_TEST_ENGINES: 'sqlite' })).toThrow(ConfigError);
   });
 });
