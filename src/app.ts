@@ -15,6 +15,7 @@ import { installRateLimit, rateLimitsOf } from './plugins/rate-limit.js';
 import { clientErrorHandler, installErrorHandling, replyWithRouterError } from './plugins/error-handler.js';
 import { installValidation } from './plugins/validation.js';
 import { NAMESPACE, ROOTS, routedUrl } from './routes/roots.js';
+import { createSerializeCaches, serializeCacheSizes } from './serialize/caches.js';
 // Discovery and documentation (issue 8).
 import { createApiDocs } from './docs/api-docs.js';
 import { installRouteCatalog } from './docs/route-catalog.js';
@@ -63,6 +64,9 @@ export function findOperatorKey(value: unknown, path: string[] = [], depth = 0):
 export function buildApp({ config, storage: rawStorage, logger, now }: AppOptions): FastifyInstance {
   // Reliability (issue 10): every storage call has a deadline (STORAGE_TIMEOUT_MS) → 503, never a hang.
   const storage = withStorageDeadline(rawStorage, config.storageTimeoutMs);
+  // This app's own serialization caches, sized by SERIALIZATION_ARENA_MB / _MEMO_ENTRIES and off
+  // on the mongodb engine, whose reads never return the same document object twice.
+  const caches = createSerializeCaches(serializeCacheSizes(config, storage.engine));
 
   const app = Fastify({
     // Logging, and the rule that keeps credentials out of it: src/logger.ts.
@@ -187,7 +191,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   });
   // Once, under the namespace without a root: each route serves every root (rewriteUrl above) and
   // reads the request's root for its links, documents and messages.
-  const base = { prefix: `/${NAMESPACE}`, siteTimezone: config.siteTimezone, publicUrl: config.publicUrl };
+  const base = { prefix: `/${NAMESPACE}`, siteTimezone: config.siteTimezone, publicUrl: config.publicUrl, caches };
   app.register(discoveryRoutes, { ...base, docs });
   app.register(eventRoutes, { ...base, events });
   app.register(venueRoutes, venueRouteOptions(base, venues));

@@ -1,4 +1,5 @@
 import { type FastifyRequest } from 'fastify';
+import { type SerializeCaches } from '../serialize/caches.js';
 import { contextKey, type SerializeContext } from '../serialize/context.js';
 import { NAMESPACE, rootOf } from './roots.js';
 
@@ -7,6 +8,8 @@ export { NAMESPACE };
 export interface ApiRouteOptions {
   siteTimezone: string;
   publicUrl: string | null;
+  /** The app's serialization caches (src/serialize/caches.ts). */
+  caches: SerializeCaches;
 }
 
 /** Links use the root and host the request came in on (design §4). */
@@ -15,5 +18,5 @@ export function serializeContext(request: FastifyRequest, options: ApiRouteOptio
   const fields = { apiBase: `${origin}${rootOf(request)}/${NAMESPACE}`, siteUrl: options.publicUrl ?? origin, siteTimezone: options.siteTimezone, single };
   // Written out, not `{ ...fields, now, key }`: V8 gives every object made by a spread plus new keys
   // a hidden class of its own, and serializing a page reads the context once per field per item.
-  return { apiBase: fields.apiBase, siteUrl: fields.siteUrl, siteTimezone: fields.siteTimezone, single, now: new Date(), key: contextKey(fields) };
+  return { apiBase: fields.apiBase, siteUrl: fields.siteUrl, siteTimezone: fields.siteTimezone, single, now: new Date(), key: contextKey(fields), caches: options.caches };
 }

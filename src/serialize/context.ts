@@ -1,8 +1,9 @@
 /**
  * What a serializer needs to know about the request: where links point (the root and host the
- * request came in on, design §4) and the site time zone.
+ * request came in on, design §4) and the site time zone; and the app's caches it serializes with.
  */
 import { type StoredImage } from '../storage/port.js';
+import type { SerializeCaches } from './caches.js';
 
 export interface SerializeContext {
   /** `{origin}{root}/calendar/events/v1`, no trailing slash: base of `rest_url` and `urls`. */
@@ -15,10 +16,12 @@ export interface SerializeContext {
   now: Date;
   /** Identifies everything above that a representation depends on (memo key, see memo.ts). */
   key: string;
+  /** The app's serialization caches (caches.ts); no part of a representation, so not in `key`. */
+  caches: SerializeCaches;
 }
 
 /** The memo key of a context: every field a serializer reads, `now` aside (serializers do not read it). */
-export function contextKey(ctx: Omit<SerializeContext, 'key' | 'now'>): string {
+export function contextKey(ctx: Omit<SerializeContext, 'key' | 'now' | 'caches'>): string {
   return `${ctx.apiBase}\n${ctx.siteUrl}\n${ctx.siteTimezone}\n${ctx.single ? 1 : 0}`;
 }
 

@@ -1,11 +1,9 @@
 import { costDetails, formatCost } from '../lib/cost.js';
-import { dateDetails, formatWallClock, isoWithOffset, timezoneAbbr } from '../lib/dates.js';
+import { dateDetails, formatWallClock, isoWithOffset, timezoneAbbr } from '../lib/dates/index.js';
 import { autoParagraph, escapeHtml } from '../lib/html.js';
 import { type EventResponse } from '../schemas/events.js';
 import { type EventDoc, type OrganizerDoc, type TermDoc, type VenueDoc } from '../storage/port.js';
 import { type SerializeContext, globalId, imageObject, permalink } from './context.js';
-import { JsonArena } from './json-arena.js';
-import { DocumentMemo } from './memo.js';
 import { organizerJsonLd, serializeOrganizer } from './organizers.js';
 import { serializeEventTerm } from './terms.js';
 import { serializeVenue, venueJsonLd } from './venues.js';
@@ -114,15 +112,13 @@ function eventHead(doc: EventDoc, ctx: SerializeContext): EventResponse {
   };
 }
 
-const eventTerms = new DocumentMemo<TermDoc, ReturnType<typeof serializeEventTerm>>(2_000);
-
 const byName = (a: { doc: TermDoc }, b: { doc: TermDoc }): number => byNameCollator.compare(a.doc.name, b.doc.name) || a.doc._id - b.doc._id;
 
 function termsOf(terms: EventRelations['categories'], taxonomy: 'categories' | 'tags', ctx: SerializeContext) {
   if (terms.length === 0) return [];
   const sorted = terms.length === 1 ? terms : [...terms].sort(byName);
   // A term's representation carries its event count, part of the memo key.
-  return sorted.map((t) => eventTerms.get(t.doc, `${ctx.key}\n${taxonomy}\n${t.count}`, () => serializeEventTerm(t.doc, taxonomy, t.count, ctx)));
+  return sorted.map((t) => ctx.caches.eventTerms.get(t.doc, `${ctx.key}\n${taxonomy}\n${t.count}`, () => serializeEventTerm(t.doc, taxonomy, t.count, ctx)));
 }
 
 /** The representations of an event's linked records, under the head's placeholder keys. */
@@ -162,21 +158,18 @@ function sameRelations(a: EventRelations, b: EventRelations): boolean {
 }
 
 /**
- * About 12,000 events of 5 KB: the pages being read now, not the whole calendar (RSS target). At a
- * million events, near-me and search pages spread over many more events than at 100,000, and half
- * this room left two in three of their events to be encoded again.
- */
-const eventJsons = new JsonArena<EventDoc, EventRelations>(64 * 2 ** 20);
-
-/**
  * `serializeEvent` as UTF-8 JSON, remembered per stored event while its linked records stay the
- * same objects (and term counts the same numbers): the list endpoint assembles its response from
- * these (see `jsonEnvelope`), so an event read again is neither rebuilt, nor stringified, nor
- * encoded again. Byte-for-byte what the route's response serializer would write (tested). The
- * Buffer is a view into the arena, valid until the next call: copy it first (jsonEnvelope does).
+ * same objects (and term counts the same numbers) in the app's arena (caches.ts): the list endpoint
+ * assembles its response from these (see `jsonEnvelope`), so an event read again is neither
+ * rebuilt, nor stringified, nor encoded again. Byte-for-byte what the route's response serializer
+ * would write (tested). The Buffer is a view into the arena, valid until the next call: copy it
+ * first (jsonEnvelope does). The default arena, SERIALIZATION_ARENA_MB=64, holds about 12,000
+ * events of 5 KB: the pages being read now, not the whole calendar; at a million events, near-me
+ * and search pages spread over many more events than at 100,000, and half this room left two in
+ * three of their events to be encoded again.
  */
 export function serializeEventJson(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): Buffer {
-  return eventJsons.get(doc, ctx.key, rel, (remembered) => sameRelations(remembered, rel), () => encodeEvent(doc, rel, ctx));
+  return ctx.caches.eventJsons.get(doc, ctx.key, rel, (remembered) => sameRelations(remembered, rel), () => encodeEvent(doc, rel, ctx));
 }
 
 /** The linked records' places in the head's JSON, exactly as JSON.stringify writes the placeholders. */

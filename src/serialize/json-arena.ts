@@ -10,6 +10,10 @@
  *
  * Keyed like DocumentMemo (memo.ts) by the stored document object and a context key, plus a check that
  * whatever else the encoding depends on (linked records) is still the same.
+ *
+ * An arena of 0 bytes keeps nothing: `get` encodes every time (caches.ts turns it off where it
+ * cannot hit). The arena is allocated on the first `get`, so an app that never lists events does
+ * not hold it.
  */
 interface Slot<M> {
   start: number;
@@ -20,7 +24,7 @@ interface Slot<M> {
 }
 
 export class JsonArena<D extends object, M> {
-  private readonly arena: Buffer;
+  private arena: Buffer | null = null;
   private head = 0;
   private readonly slots = new Map<D, Slot<M>>();
   /** Slots in writing order; `first` is the oldest not yet forgotten. */
@@ -28,11 +32,9 @@ export class JsonArena<D extends object, M> {
   private first = 0;
 
   constructor(
-    bytes: number,
+    private readonly bytes: number,
     private readonly maxItemBytes = Math.floor(bytes / 256),
-  ) {
-    this.arena = Buffer.allocUnsafeSlow(bytes);
-  }
+  ) {}
 
   get size(): number {
     return this.slots.size;
@@ -40,12 +42,14 @@ export class JsonArena<D extends object, M> {
 
   /** The encoding remembered for the document, or `encode()`'s result, remembered when it fits. */
   get(doc: D, key: string, meta: M, same: (remembered: M) => boolean, encode: () => string): Buffer {
+    if (this.bytes === 0) return Buffer.from(encode());
+    const arena = (this.arena ??= Buffer.allocUnsafeSlow(this.bytes));
     const slot = this.slots.get(doc);
-    if (slot !== undefined && slot.key === key && same(slot.meta)) return this.arena.subarray(slot.start, slot.start + slot.length);
+    if (slot !== undefined && slot.key === key && same(slot.meta)) return arena.subarray(slot.start, slot.start + slot.length);
     const text = encode();
     const length = Buffer.byteLength(text);
     if (length > this.maxItemBytes) return Buffer.from(text);
-    if (this.head + length > this.arena.length) {
+    if (this.head + length > arena.length) {
       // Wrap: whatever lies between here and the end is the oldest now.
       while (this.first < this.queue.length && this.queue[this.first]!.slot.start >= this.head) this.forgetOldest();
       this.head = 0;
@@ -53,13 +57,13 @@ export class JsonArena<D extends object, M> {
     while (this.first < this.queue.length && this.queue[this.first]!.slot.start < this.head + length && this.queue[this.first]!.slot.start >= this.head) {
       this.forgetOldest();
     }
-    this.arena.write(text, this.head);
+    arena.write(text, this.head);
     const written: Slot<M> = { start: this.head, length, key, meta, live: true };
     if (slot !== undefined) slot.live = false;
     this.slots.set(doc, written);
     this.queue.push({ doc, slot: written });
     this.head += length;
-    return this.arena.subarray(written.start, written.start + length);
+    return arena.subarray(written.start, written.start + length);
   }
 
   private forgetOldest(): void {

@@ -1,4 +1,4 @@
-import { formatWallClock } from '../lib/dates.js';
+import { formatWallClock } from '../lib/dates/index.js';
 import { autoParagraph } from '../lib/html.js';
 import { type OrganizerDoc, type VenueDoc } from '../storage/port.js';
 import { type SerializeContext, imageObject, permalink } from './context.js';

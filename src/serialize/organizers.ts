@@ -3,7 +3,6 @@ import { type OrganizerResponse } from '../schemas/organizers.js';
 import { type OrganizerDoc } from '../storage/port.js';
 import { type SerializeContext, globalId } from './context.js';
 import { dropEmpty, linkedPostHead } from './linked-posts.js';
-import { DocumentMemo } from './memo.js';
 
 /** Schema.org Person for json_ld (reference §2.7), also an event's `organizer`. */
 export function organizerJsonLd(doc: OrganizerDoc): Record<string, unknown> {
@@ -18,12 +17,13 @@ export function organizerJsonLd(doc: OrganizerDoc): Record<string, unknown> {
   };
 }
 
-/** The organizer object of reference §2.5: empty values are dropped; the global ids stay. Sized like the venues' memo. */
-const memo = new DocumentMemo<OrganizerDoc, OrganizerResponse>(25_000);
-
-/** Remembered per stored document and context (memo.ts): a organizer is embedded in many events. */
+/**
+ * The organizer object of reference §2.5: empty values are dropped; the global ids stay.
+ * Remembered per stored document and context in the app's organizer memo (caches.ts), sized like
+ * the venues' one: an organizer is embedded in many events.
+ */
 export function serializeOrganizer(doc: OrganizerDoc, ctx: SerializeContext): OrganizerResponse {
-  return memo.get(doc, ctx.key, () => buildOrganizer(doc, ctx));
+  return ctx.caches.organizers.get(doc, ctx.key, () => buildOrganizer(doc, ctx));
 }
 
 function buildOrganizer(doc: OrganizerDoc, ctx: SerializeContext): OrganizerResponse {

@@ -3,7 +3,6 @@ import { type VenueResponse } from '../schemas/venues.js';
 import { type VenueDoc } from '../storage/port.js';
 import { type SerializeContext, globalId } from './context.js';
 import { dropEmpty, linkedPostHead } from './linked-posts.js';
-import { DocumentMemo } from './memo.js';
 
 /** Schema.org Place for json_ld (reference §2.7), also used as an event's `location`. */
 export function venueJsonLd(doc: VenueDoc): Record<string, unknown> {
@@ -30,15 +29,14 @@ export function venueJsonLd(doc: VenueDoc): Record<string, unknown> {
 }
 
 /**
- * The venue object of reference §2.4: keys from `id` to `json_ld` are dropped when empty. Room for
- * every venue of a large catalogue (20,000 beside a million events): a near-me page embeds the
- * venues of a whole city, and rebuilding one on a miss costs more than the event around it.
+ * The venue object of reference §2.4: keys from `id` to `json_ld` are dropped when empty.
+ * Remembered per stored document and context in the app's venue memo (caches.ts): a venue is
+ * embedded in many events, a near-me page embeds the venues of a whole city, and rebuilding one on
+ * a miss costs more than the event around it. The default size, SERIALIZATION_MEMO_ENTRIES, has
+ * room for every venue of a large catalogue (20,000 beside a million events).
  */
-const memo = new DocumentMemo<VenueDoc, VenueResponse>(25_000);
-
-/** Remembered per stored document and context (memo.ts): a venue is embedded in many events. */
 export function serializeVenue(doc: VenueDoc, ctx: SerializeContext): VenueResponse {
-  return memo.get(doc, ctx.key, () => buildVenue(doc, ctx));
+  return ctx.caches.venues.get(doc, ctx.key, () => buildVenue(doc, ctx));
 }
 
 function buildVenue(doc: VenueDoc, ctx: SerializeContext): VenueResponse {

@@ -63,6 +63,14 @@ describe('DocumentMemo', () => {
     expect(get('a')).toBe('a6');
   });
 
+  it('with room for no document, builds every time and leaves the value to the caller', () => {
+    const memo = new DocumentMemo<{ id: number }, { text: string }>(0);
+    let builds = 0;
+    const first = memo.get(docs[0]!, 'k', () => ({ text: `${++builds}` }));
+    expect(memo.get(docs[0]!, 'k', () => ({ text: `${++builds}` }))).toEqual({ text: '2' });
+    expect(Object.isFrozen(first)).toBe(false);
+  });
+
   it('keeps `maxDocuments` documents, the least recently read going first', () => {
     const memo = new DocumentMemo<{ id: number }, string>(3);
     let builds = 0;
