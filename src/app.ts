@@ -28,11 +28,8 @@ import { categoryRouteOptions, categoryRoutes } from './routes/categories.js';
 import { organizerRouteOptions, organizerRoutes } from './routes/organizers.js';
 import { tagRouteOptions, tagRoutes } from './routes/tags.js';
 import { venueRouteOptions, venueRoutes } from './routes/venues.js';
-import { createEventsService } from './services/events.js';
 import { createIdempotencyService } from './services/idempotency.js';
-import { createOrganizersService } from './services/organizers.js';
-import { createTermsService } from './services/terms.js';
-import { createVenuesService } from './services/venues.js';
+import { createServices } from './services/index.js';
 import { type Storage } from './storage/port.js';
 // Reliability (issue 10).
 import underPressure from '@fastify/under-pressure';
@@ -161,12 +158,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     if (key !== null) throw invalidParam(key, `${key} is not a valid parameter name.`);
   });
 
-  const linkedDeps = { storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax, now };
-  const venues = createVenuesService(linkedDeps);
-  const organizers = createOrganizersService(linkedDeps);
-  const categories = createTermsService('categories', { storage, perPageMax: config.perPageMax, now });
-  const tags = createTermsService('tags', { storage, perPageMax: config.perPageMax, now });
-  const events = createEventsService({ storage, siteTimezone: config.siteTimezone, perPageMax: config.perPageMax, geolocEnabled: config.geolocEnabled, venues, organizers, categories, tags, now });
+  const { events, venues, organizers, categories, tags } = createServices({ storage, config, now });
   // Idempotency-Key on the create routes: installed before any route is registered (an onRoute
   // hook). An attempt holds its key for at most the request timeout.
   const idempotency = createIdempotencyService({

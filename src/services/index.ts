@@ -1,0 +1,38 @@
+/**
+ * The service graph, built in one place for the API (src/app.ts) and the import (the seed
+ * command): both then read and write through the same services, wired the same way. Events link
+ * venues, organizers, categories and tags, so those are built first and handed to the events
+ * service.
+ */
+import { type Config } from '../config.js';
+import { type Storage } from '../storage/port.js';
+import { createEventsService, type EventsService } from './events.js';
+import { createOrganizersService, type OrganizersService } from './organizers.js';
+import { createTermsService, type TermsService } from './terms.js';
+import { createVenuesService, type VenuesService } from './venues.js';
+
+export interface ServicesDeps {
+  storage: Storage;
+  /** GEOLOC_ENABLED left out: on (the event list's geolocation parameters take effect). */
+  config: Pick<Config, 'siteTimezone' | 'perPageMax'> & Partial<Pick<Config, 'geolocEnabled'>>;
+  /** The services' clock; the system clock when absent. */
+  now?: (() => Date) | undefined;
+}
+
+export interface Services {
+  events: EventsService;
+  venues: VenuesService;
+  organizers: OrganizersService;
+  categories: TermsService;
+  tags: TermsService;
+}
+
+export function createServices({ storage, config, now }: ServicesDeps): Services {
+  const { siteTimezone, perPageMax, geolocEnabled } = config;
+  const venues = createVenuesService({ storage, siteTimezone, perPageMax, now });
+  const organizers = createOrganizersService({ storage, siteTimezone, perPageMax, now });
+  const categories = createTermsService('categories', { storage, perPageMax, now });
+  const tags = createTermsService('tags', { storage, perPageMax, now });
+  const events = createEventsService({ storage, siteTimezone, perPageMax, geolocEnabled, venues, organizers, categories, tags, now });
+  return { events, venues, organizers, categories, tags };
+}
