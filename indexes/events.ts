@@ -1,7 +1,7 @@
 import { type IndexDefinition } from '../src/storage/port.js';
 
 export const eventIndexes: IndexDefinition[] = [
-  // GET /events/by-slug/{slug}; slugs are unique per resource type (design §3).
+  // GET /events/by-slug/{slug}; slugs are unique per resource type.
   { name: 'events_slug_unique', key: { slug: 1 }, unique: true },
   // The default event list: status filter, ordered by start then id. The list indexes led by a
   // filter field (venue, organizer, category, tag, series) end in startUtc, _id like this one: the

@@ -3,11 +3,11 @@ import { type IndexDefinition } from '../src/storage/port.js';
 export const organizerIndexes: IndexDefinition[] = [
   // GET /organizers/by-slug/{slug}.
   { name: 'organizers_slug_unique', key: { slug: 1 }, unique: true },
-  // De-duplication on create: case-insensitive name lookup (reference §6.4).
+  // De-duplication on create: case-insensitive name lookup.
   { name: 'organizers_name_key', key: { nameKey: 1 } },
   // Organizer lists ordered by name (case-insensitive) then id.
   { name: 'organizers_status_name', key: { status: 1, nameKey: 1, _id: 1 } },
-  // search=… over the reference's organizer fields (design §9.6).
+  // search=… over the reference's organizer fields.
   {
     name: 'organizers_text',
     key: { name: 'text', description: 'text', phone: 'text', email: 'text', website: 'text' },

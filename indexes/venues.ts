@@ -3,13 +3,13 @@ import { type IndexDefinition } from '../src/storage/port.js';
 export const venueIndexes: IndexDefinition[] = [
   // GET /venues/by-slug/{slug}.
   { name: 'venues_slug_unique', key: { slug: 1 }, unique: true },
-  // De-duplication on create: case-insensitive name lookup (reference §6.4).
+  // De-duplication on create: case-insensitive name lookup.
   { name: 'venues_name_key', key: { nameKey: 1 } },
   // Venue lists ordered by name (case-insensitive) then id.
   { name: 'venues_status_name', key: { status: 1, nameKey: 1, _id: 1 } },
-  // Geolocation filters: $geoWithin/$centerSphere and distance ordering (design §6).
+  // Geolocation filters: $geoWithin/$centerSphere and distance ordering.
   { name: 'venues_location_2dsphere', key: { location: '2dsphere' }, '2dsphereIndexVersion': 3 },
-  // search=… over the reference's venue fields (design §9.6).
+  // search=… over the reference's venue fields.
   {
     name: 'venues_text',
     key: {

@@ -16,7 +16,7 @@ import { clientErrorHandler, installErrorHandling, replyWithRouterError } from '
 import { installValidation } from './plugins/validation.js';
 import { NAMESPACE, ROOTS, routedUrl } from './routes/roots.js';
 import { createSerializeCaches, serializeCacheSizes } from './serialize/caches.js';
-// Discovery and documentation (issue 8).
+// Discovery and documentation.
 import { createApiDocs } from './docs/api-docs.js';
 import { installRouteCatalog } from './docs/route-catalog.js';
 import { installDocsUi } from './docs/ui.js';
@@ -31,7 +31,7 @@ import { venueRouteOptions, venueRoutes } from './routes/venues.js';
 import { createIdempotencyService } from './services/idempotency.js';
 import { createServices } from './services/index.js';
 import { type Storage } from './storage/port.js';
-// Reliability (issue 10).
+// Reliability.
 import underPressure from '@fastify/under-pressure';
 import { withStorageDeadline } from './storage/deadline.js';
 
@@ -59,7 +59,7 @@ export function findOperatorKey(value: unknown, path: string[] = [], depth = 0):
 }
 
 export function buildApp({ config, storage: rawStorage, logger, now }: AppOptions): FastifyInstance {
-  // Reliability (issue 10): every storage call has a deadline (STORAGE_TIMEOUT_MS) → 503, never a hang.
+  // Reliability: every storage call has a deadline (STORAGE_TIMEOUT_MS) → 503, never a hang.
   const storage = withStorageDeadline(rawStorage, config.storageTimeoutMs);
   // This app's own serialization caches, sized by SERIALIZATION_ARENA_MB / _MEMO_ENTRIES and off
   // on the mongodb engine, whose reads never return the same document object twice.
@@ -79,7 +79,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     // Health probes' request lines at debug, everything else as Fastify logs it.
     logController: new ProbeQuietLogController(),
     clientErrorHandler,
-    // Reliability (issue 10): router errors (bad percent-encoding, over-long parameters) in the error shape too.
+    // Reliability: router errors (bad percent-encoding, over-long parameters) in the error shape too.
     frameworkErrors: (error, request, reply) => replyWithRouterError(error, request, reply as FastifyReply),
     // The language roots: the router sees the namespace's and the home page's URLs without their
     // root, so their routes are registered once for every root (src/routes/roots.ts).
@@ -98,7 +98,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   const rateLimits = rateLimitsOf(config);
   installRateLimit(app, rateLimits, config.apiTokens);
   installAuth(app, config.apiTokens);
-  // Reliability (issue 10) — begin: load shedding when the event loop lags (liveness stays exempt).
+  // Reliability: load shedding when the event loop lags (liveness stays exempt).
   if (config.maxEventLoopDelayMs > 0) {
     const sampleInterval = Math.max(10, Math.min(1000, Math.floor(config.maxEventLoopDelayMs / 2)));
     // Start-up stalls the loop once after the sampler has begun (the routes and their schemas are
@@ -118,7 +118,6 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
       },
     });
   }
-  // Reliability (issue 10) — end
 
   // The API speaks JSON and form bodies only; anything else (text/plain included) is a 415.
   app.removeContentTypeParser('text/plain');
@@ -135,7 +134,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   });
   app.register(formbody, { parser: (body: string) => parseQueryString(body) });
   if (config.corsOrigins.length > 0) {
-    // @fastify/cors answers an OPTIONS that is not a preflight with a text/plain 400; design §9.16
+    // @fastify/cors answers an OPTIONS that is not a preflight with a text/plain 400
     // wants the error shape's 404 rest_no_route for it, as without CORS.
     app.addHook('onRequest', async (request) => {
       if (request.method === 'OPTIONS' && (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined)) {
@@ -152,7 +151,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     });
   }
 
-  // Operator injection: `$`-prefixed keys are refused wherever they appear (design §8, issue 2).
+  // Operator injection: `$`-prefixed keys are refused wherever they appear.
   app.addHook('preValidation', async (request) => {
     const key = findOperatorKey(request.query) ?? findOperatorKey(request.body);
     if (key !== null) throw invalidParam(key, `${key} is not a valid parameter name.`);
@@ -169,7 +168,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   });
   installIdempotency(app, idempotency);
   app.register(healthRoutes, { storage });
-  // Discovery and documentation (issue 8): the index, /doc and the UI are built from the routes
+  // Discovery and documentation: the index, /doc and the UI are built from the routes
   // as registered, collected before any of them is registered.
   const catalog = installRouteCatalog(app, { namespace: NAMESPACE });
   const docs = createApiDocs({

@@ -1,7 +1,7 @@
 /**
  * Domain errors. Every layer throws these; the one error handler (src/plugins/error-handler.ts)
  * turns them into the reference's wire shape `{ code, message, data: { status, ... } }`.
- * Codes and messages follow The Events Calendar REST API v1 (reference §4.2) wherever it has one.
+ * Codes and messages follow The Events Calendar REST API v1 wherever it has one.
  *
  * An error carries the catalogue key of its message and the values of its placeholders, never a
  * finished text: the error handler formats the message in the language of the request's root
@@ -139,7 +139,7 @@ export class MissingParamsError extends ApiError {
 
 export type ResourceKind = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
 
-/** 404 `rest-<kind>-not-found` (design §5.2: a missing resource is a 404 for every type). */
+/** 404 `rest-<kind>-not-found` (a missing resource is a 404 for every type). */
 export class NotFoundError extends ApiError {
   constructor(kind: ResourceKind, key: number | string, by: 'id' | 'slug' = 'id') {
     super(

@@ -1,5 +1,5 @@
 /**
- * The seed loader (design §8.12, issue 9): validates every record of the seed files, then upserts
+ * The seed loader: validates every record of the seed files, then upserts
  * them by slug through the services the API uses, in dependency order (categories, tags, venues,
  * organizers, events), and optionally removes what the files no longer hold.
  *
@@ -9,7 +9,7 @@
  *   name a record of the files or of the store. Every problem is reported with file, index and field.
  * - Identity is the slug, per resource: a record whose slug is stored updates that record, otherwise
  *   it is created with that slug. A record without `slug` takes the one its name/title makes.
- * - Updates are partial, like the API's (design §5.3): a field the record leaves out keeps its stored
+ * - Updates are partial, like the API's: a field the record leaves out keeps its stored
  *   value. A stored record in the trash comes back (status `publish`) unless the record names a status.
  * - Change detection: a record is rewritten only when a stored field would change, so a second run
  *   writes nothing and reports every record unchanged.

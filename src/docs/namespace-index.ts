@@ -1,5 +1,5 @@
 /**
- * The namespace index (`GET /{ns}`) in the shape of WordPress's namespace index (reference §8.1):
+ * The namespace index (`GET /{ns}`) in the shape of WordPress's namespace index:
  * every route of one root, keyed by its full pattern, with its methods, endpoints and arguments
  * (required, type, default — computed defaults included — and the description in the root's
  * language). Built from the route catalogue, so it lists exactly what is registered.

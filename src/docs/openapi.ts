@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document of one language root (`GET /{ns}/doc`, issue 8), generated from the
  * route catalogue: every registered path and method, parameters and request bodies from the
  * validation schemas, responses from the serialisation schemas (so they describe what is really
- * sent, unlike the reference's, reference §8.2), the error responses, and the bearer scheme on the
+ * sent, unlike the reference's), the error responses, and the bearer scheme on the
  * operations that need a token. Descriptions, summaries and tag names are in the root's language;
  * everything else is identical under every root.
  */

@@ -1,7 +1,7 @@
 /**
  * Turning the TypeBox route schemas into documentation: plain JSON Schema with every description in
  * the root's language (keyed by `x-i18n`, see src/i18n/index.ts), and the WordPress-style argument
- * summaries of the namespace index (reference §8.1).
+ * summaries of the namespace index.
  */
 import { I18N_KEYWORD, type Language, translate } from '../i18n/index.js';
 
@@ -104,7 +104,7 @@ const JSON_TYPES = new Set(['boolean', 'integer', 'number', 'string', 'array', '
 const CONSTRAINTS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern', 'maxItems'] as const;
 
 /**
- * The argument metadata of the namespace index, as WordPress shows it (reference §8.1): only
+ * The argument metadata of the namespace index, as WordPress shows it: only
  * JSON-schema keywords, then `required`. Our unions are summarised the way WordPress types them:
  * a WordPress boolean or integer (which also take their string forms) by its `title`, a list as an
  * array (which also takes a comma-separated string), literals as an `enum`.

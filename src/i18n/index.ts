@@ -40,7 +40,7 @@ export function translate(language: Language, key: string): string | undefined {
   return MESSAGES[language][key] ?? (en as Messages)[key];
 }
 
-/** `''` and `/en` are English, `/de` German, `/fr` French (design §4). */
+/** `''` and `/en` are English, `/de` German, `/fr` French. */
 export function languageOfRoot(root: string): Language {
   const candidate = root.replace(/^\//, '');
   return (LANGUAGES as readonly string[]).includes(candidate) ? (candidate as Language) : 'en';

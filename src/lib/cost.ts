@@ -1,6 +1,6 @@
 /**
- * Event cost handling of the reference (TEC REST v1 §2.1 `cost`/`cost_details`, §6.1 `cost`;
- * `Tribe__Cost_Utils`), as pure functions.
+ * Event cost handling of the reference (`Tribe__Cost_Utils`), as pure
+ * functions.
  *
  * A cost is stored as the list of strings the client sent (`"20$"`, `["0$", "20$", "30$"]`, `"Donation"`)
  * plus the currency symbol and position inferred from them. Everything shown to clients is derived:

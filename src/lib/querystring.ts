@@ -1,5 +1,5 @@
 /**
- * Query-string parser for every route (design §9.4): `k=a,b` stays a string (list parameters
+ * Query-string parser for every route: `k=a,b` stays a string (list parameters
  * split it later), while `k[]=a&k[]=b`, `k[0]=a&k[1]=b` and repeated `k=a&k=b` all become the
  * array `[a, b]`. Keys are kept exactly as sent otherwise, so unknown or `$`-prefixed keys can be
  * reported by name.

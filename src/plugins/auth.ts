@@ -1,8 +1,8 @@
 /**
- * Bearer-token authentication (design §4). Tokens come from API_TOKENS; they are compared in
+ * Bearer-token authentication. Tokens come from API_TOKENS; they are compared in
  * constant time and never logged (src/logger.ts keeps credentials out of the logs). Write routes
  * declare `config: { access: 'write' }`; an anonymous or invalid caller is refused in `onRequest`,
- * before the body is even parsed (design §9.14).
+ * before the body is even parsed.
  */
 import { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';

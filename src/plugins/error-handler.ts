@@ -1,6 +1,6 @@
 /**
  * The one error handler: every error, ours or Fastify's, leaves as
- * `{ code, message, data: { status, … } }` (design §4). Never a stack trace; 5xx messages are
+ * `{ code, message, data: { status, … } }`. Never a stack trace; 5xx messages are
  * generic and the details go to the log with the request id.
  *
  * The message is in the language of the request's root, known from the URL before any route is
@@ -93,7 +93,7 @@ export function installErrorHandling(app: FastifyInstance): void {
 
 /**
  * Errors before routing (header too large, URI too long, malformed request line) are answered on the
- * raw socket, still in the error shape (design §9.16). No request exists yet, hence no root: the
+ * raw socket, still in the error shape. No request exists yet, hence no root: the
  * message is English.
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException & { statusCode?: number }, socket: Socket): void {

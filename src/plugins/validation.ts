@@ -1,6 +1,6 @@
 /**
  * Request validation. Bodies are validated without type coercion (a JSON number is not a string,
- * reference §1.4); path and query values arrive as strings and are coerced. Both report every
+ * path and query values arrive as strings and are coerced. Both report every
  * error so one response can name every bad parameter.
  */
 import { Ajv, type ErrorObject } from 'ajv';
@@ -60,7 +60,7 @@ function messageOf(param: string, error: AjvError): string {
   }
 }
 
-/** Turns Fastify's validation failure into the reference's 400 shapes (§1.2 steps 2–3). */
+/** Turns Fastify's validation failure into the reference's 400 shapes. */
 export function validationToApiError(errors: AjvError[], context: string): MissingParamsError | InvalidParamsError {
   const missing = errors
     .filter((e) => e.keyword === 'required' && e.instancePath === '')

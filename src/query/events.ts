@@ -1,5 +1,5 @@
 /**
- * The event list compiler (reference §5.1–5.2, design §5 and §9.7): validated, resolved list
+ * The event list compiler: validated, resolved list
  * parameters → CompiledQuery plus the effective values echoed in `rest_url`. Pure: the clock, the
  * site time zone and every id lookup are inputs.
  */
@@ -21,7 +21,7 @@ export interface EventListInput {
   page?: number;
   perPage?: number;
   dates: Partial<Record<DateParam, string | number>>;
-  /** `strict_dates` as sent; strict iff 1/true/on/yes in any case (reference §5.1). */
+  /** `strict_dates` as sent; strict iff 1/true/on/yes in any case. */
   strictDates?: string;
   search?: string;
   /** Category ids with their descendants already expanded. */
@@ -49,7 +49,7 @@ export interface CompileContext {
 export interface CompiledEventList {
   query: CompiledQuery;
   paging: Paging;
-  /** Effective date bounds, as site-time-zone wall clocks, for `rest_url` (design §9.13). */
+  /** Effective date bounds, as site-time-zone wall clocks, for `rest_url`. */
   effectiveDates: Partial<Record<DateParam, string>>;
   /** Date parameters that could not be parsed (the service turns them into a 400). */
   invalidDates: DateParam[];
@@ -69,7 +69,7 @@ const SORT_FIELD: Record<EventOrderBy, string> = {
   id: '_id',
 };
 
-/** How each date parameter compares with the events' instants (reference §5.2 step 6). */
+/** How each date parameter compares with the events' instants. */
 const COMPARISON: Record<DateParam, [field: 'startUtc' | 'endUtc', op: '$gte' | '$lte' | '$gt' | '$lt']> = {
   start_date: ['startUtc', '$gte'],
   end_date: ['endUtc', '$lte'],

@@ -1,4 +1,4 @@
-/** `page` and `per_page` (reference §3.2–3.3): positive integers; `per_page` is clamped, not refused. */
+/** `page` and `per_page`: positive integers; `per_page` is clamped, not refused. */
 export interface Paging {
   page: number;
   perPage: number;

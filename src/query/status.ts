@@ -1,5 +1,5 @@
 /**
- * The `status` list parameter (reference §5.1) and the filter that selects statuses as a reader
+ * The `status` list parameter and the filter that selects statuses as a reader
  * sees them: a `future` post whose date has passed is published (visibility at read time).
  */
 import { InvalidParamsError } from '../errors.js';

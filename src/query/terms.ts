@@ -1,5 +1,5 @@
 /**
- * Term lists (reference §5.4). Filters that the storage can evaluate are compiled into a Filter;
+ * Term lists. Filters that the storage can evaluate are compiled into a Filter;
  * what depends on per-term event counts or substring search is applied to the (small) set of terms.
  */
 import { type Filter, type TermDoc } from '../storage/port.js';
@@ -31,7 +31,7 @@ export function matchesSearch(term: Pick<TermDoc, 'name' | 'slug'>, search: stri
 
 export type TermOrderBy = 'id' | 'name' | 'slug' | 'description' | 'count' | 'parent' | 'term_group' | 'include';
 
-/** WordPress's orderby values; anything else falls back to name (reference §3.5). */
+/** WordPress's orderby values; anything else falls back to name. */
 export function resolveOrderBy(raw: string | undefined): TermOrderBy {
   const value = (raw ?? 'name').toLowerCase();
   if (value === 'term_id' || value === 'id') return 'id';

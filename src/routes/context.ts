@@ -12,7 +12,7 @@ export interface ApiRouteOptions {
   caches: SerializeCaches;
 }
 
-/** Links use the root and host the request came in on (design §4). */
+/** Links use the root and host the request came in on. */
 export function serializeContext(request: FastifyRequest, options: ApiRouteOptions, single: boolean): SerializeContext {
   const origin = `${request.protocol}://${request.host}`;
   const fields = { apiBase: `${origin}${rootOf(request)}/${NAMESPACE}`, siteUrl: options.publicUrl ?? origin, siteTimezone: options.siteTimezone, single };

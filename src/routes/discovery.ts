@@ -1,5 +1,5 @@
 /**
- * The namespace index (`GET /{ns}`, reference §8.1) and the OpenAPI document (`GET /{ns}/doc`),
+ * The namespace index (`GET /{ns}`) and the OpenAPI document (`GET /{ns}/doc`),
  * both in the language of the root the request came in on.
  */
 import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

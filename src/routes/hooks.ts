@@ -1,7 +1,7 @@
 import { type FastifyRequest } from 'fastify';
 
 /**
- * Writes ignore the generated fields a client may echo back from a representation (reference §1.3);
+ * Writes ignore the generated fields a client may echo back from a representation;
  * every other unknown field is still refused by the body schema. An absent body is an empty update.
  */
 export function ignoreBodyFields(fields: readonly string[]) {

@@ -1,6 +1,6 @@
 /**
  * The route table of a taxonomy (categories, tags): list, create, and read / update / delete by id.
- * Terms have no by-slug routes (spec §1).
+ * Terms have no by-slug routes.
  */
 import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type TObject, type TSchema } from '@sinclair/typebox';
@@ -16,7 +16,7 @@ export interface TermRoutesOptions extends ApiRouteOptions {
   schemas: { create: TObject; patch: TObject; listQuery: TObject; response: TSchema; listResponse: TSchema };
 }
 
-/** Representation fields a client may echo back; ignored on writes (reference §1.3). */
+/** Representation fields a client may echo back; ignored on writes. */
 const TERM_GENERATED_FIELDS = ['id', 'count', 'taxonomy', 'meta', 'url', 'urls', 'link', '_links'];
 
 export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (app, options) => {
@@ -32,7 +32,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (a
     const { items, total, paging, args } = await service.list(request.query as TermListParams, request.caller);
     const ctx = serializeContext(request, options, false);
     const meta = { page: paging.page, perPage: paging.perPage, total, args };
-    // Past the last page a term list is an empty 200, not a 404 (reference §3.3).
+    // Past the last page a term list is an empty 200, not a 404.
     const links = listLinks(`${ctx.apiBase}/${path}`, meta, true);
     void reply.headers(listHeaders(links, meta));
     return {

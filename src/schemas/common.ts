@@ -37,7 +37,7 @@ export const SlugParamsSchema = Type.Object({
 export type SlugParams = Static<typeof SlugParamsSchema>;
 
 /**
- * WordPress boolean (reference §1.4): JSON true/false, 1/0, or the strings true/false/1/0 in any
+ * WordPress boolean: JSON true/false, 1/0, or the strings true/false/1/0 in any
  * case. The `title` names the type in validation messages ("featured is not of type boolean.").
  */
 export const WpBoolean = (options: { description?: string } = {}) =>
@@ -80,7 +80,7 @@ export const ListInput = (options: { description?: string } = {}) =>
   );
 export type ListInputValue = Static<ReturnType<typeof ListInput>>;
 
-/** `YYYY-MM-DD HH:MM:SS` parts as zero-padded strings (reference §2.1). */
+/** `YYYY-MM-DD HH:MM:SS` parts as zero-padded strings. */
 export const DateDetailsSchema = Type.Object(
   {
     year: Type.String(),
@@ -93,7 +93,7 @@ export const DateDetailsSchema = Type.Object(
   i18n('schema.dateDetails'),
 );
 
-/** The reference's image object (§2.2); we keep what an http(s) URL gives us. */
+/** The reference's image object; we keep what an http(s) URL gives us. */
 export const ImageSchema = Type.Object(
   {
     url: Type.String(i18n('field.image.url')),
@@ -143,7 +143,7 @@ export const ImageInput = (options: { description?: string } = {}) =>
     ...options,
   });
 
-/** The reference's loose truthiness (§5.0): booleans, numbers, or strings such as "yes", "on", "false". */
+/** The reference's loose truthiness: booleans, numbers, or strings such as "yes", "on", "false". */
 export const TruthyInput = (options: { description?: string } = {}) =>
   Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: 20 })], options);
 
@@ -160,7 +160,7 @@ export const PageQueryProperties = {
 };
 
 /**
- * The collection envelope's link members (reference §3.1). fast-json-stringify writes required keys
+ * The collection envelope's link members. fast-json-stringify writes required keys
  * before optional ones, so `total`/`total_pages` are declared optional to keep the reference's order
  * (`…, next_rest_url, previous_rest_url, total, total_pages`); the handlers always set them.
  */

@@ -1,5 +1,5 @@
 /**
- * The namespace index (reference §8.1) and the OpenAPI document route (`/doc`).
+ * The namespace index and the OpenAPI document route (`/doc`).
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { i18n } from '../i18n/index.js';

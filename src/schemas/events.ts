@@ -27,12 +27,12 @@ import { OrganizerCreateSchema, OrganizerResponseSchema } from './organizers.js'
 import { EventTermSchema } from './terms.js';
 import { JsonLdSchema, VenueCreateSchema, VenueResponseSchema } from './venues.js';
 
-/** A reference to an existing venue or organizer: `{ id }` (other keys are ignored, reference §6.3). */
+/** A reference to an existing venue or organizer: `{ id }` (other keys are ignored). */
 const LinkedIdObject = Type.Object({ id: WpPositiveInteger() }, { additionalProperties: true });
 
 /**
  * `venue`: an id, `{ id }`, a new venue's fields (created, or de-duplicated, then linked), or an
- * empty value (`0`, `""`, `[]`) that unlinks (design §5.4).
+ * empty value (`0`, `""`, `[]`) that unlinks.
  */
 export const VenueLinkInput = Type.Union(
   [
@@ -119,11 +119,11 @@ export const EventCreateSchema = Type.Object(
 );
 export type EventCreate = Static<typeof EventCreateSchema>;
 
-/** Updates by slug: every field optional, no `password` (spec §4.2). */
+/** Updates by slug: every field optional, no `password`. */
 export const EventPatchSchema = Type.Object(optional(allKeys), { additionalProperties: false });
 export type EventPatch = Static<typeof EventPatchSchema>;
 
-/** Updates by id also take `password`: it sets the event password, `""` removes it (design §9.1). */
+/** Updates by id also take `password`: it sets the event password, `""` removes it. */
 export const EventPatchByIdSchema = Type.Object(
   {
     ...optional(allKeys),
@@ -133,7 +133,7 @@ export const EventPatchByIdSchema = Type.Object(
 );
 export type EventPatchById = Static<typeof EventPatchByIdSchema>;
 
-/** Fields a client may send back from a representation; ignored on writes (reference §1.3). */
+/** Fields a client may send back from a representation; ignored on writes. */
 export const EVENT_GENERATED_FIELDS = [
   'id',
   'global_id',
@@ -174,7 +174,7 @@ export const CostDetailsSchema = Type.Object(
   i18n('schema.costDetails'),
 );
 
-/** The event object, keys in the reference's order (§2.1), then our extension fields (design §4). */
+/** The event object, keys in the reference's order, then our extension fields. */
 export const EventResponseSchema = Type.Object(
   {
     id: Type.Integer(i18n('common.id')),
@@ -219,7 +219,7 @@ export const EventResponseSchema = Type.Object(
     custom_fields: { ...EmptyArraySchema, ...i18n('field.custom_fields') },
     json_ld: Type.Optional(JsonLdSchema),
     // Always sent, but optional: fast-json-stringify writes required keys first, which would put
-    // these extension fields ahead of `json_ld` (design §4 wants them after it).
+    // these extension fields ahead of `json_ld` (the documented order puts them after it).
     ticketed: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], i18n('event.ticketed'))),
     post_parent: Type.Optional(Type.Integer(i18n('field.post_parent'))),
     distance: Type.Optional(Type.Number(i18n('event.distance'))),
@@ -233,7 +233,7 @@ const GeoQuery = (key: MessageKey) => Type.Number(i18n(key));
 
 const DateQuery = (key: MessageKey) => Type.String({ minLength: 1, maxLength: 100, ...i18n(key) });
 
-/** GET /events (spec §4.2, reference §5.1). Unknown parameters are ignored, as in the reference. */
+/** GET /events. Unknown parameters are ignored, as in the reference. */
 export const EventListQuerySchema = Type.Object(
   {
     ...PageQueryProperties,

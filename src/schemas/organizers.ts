@@ -11,7 +11,7 @@ import {
 import { i18n, type MessageKey } from '../i18n/index.js';
 import { JsonLdSchema, LinkedPostHeadAfter, LinkedPostHeadBefore, LinkedPostListQueryProperties } from './venues.js';
 
-/** The organizer object (reference §2.5): empty values are omitted; the global ids always stay. */
+/** The organizer object: empty values are omitted; the global ids always stay. */
 export const OrganizerResponseSchema = Type.Object(
   {
     ...LinkedPostHeadBefore,

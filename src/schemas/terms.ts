@@ -21,7 +21,7 @@ export const TermUrlsSchema = Type.Object(
 );
 
 /**
- * A category or tag as embedded in an event (reference §2.6 b): the raw term record with
+ * A category or tag as embedded in an event (embedded shape): the raw term record with
  * `term_id` renamed to `id` and moved to the end, plus `urls`; no `url`, no `meta`.
  */
 export const EventTermSchema = Type.Object(
@@ -53,7 +53,7 @@ const termHead = {
 const termTail = { meta: { ...EmptyArraySchema, ...i18n('field.meta') }, url: Type.String(i18n('field.term_url')), urls: TermUrlsSchema };
 
 /**
- * The standalone term object (reference §2.6 a): `parent` only for categories, `meta` always `[]`,
+ * The standalone term object (standalone shape): `parent` only for categories, `meta` always `[]`,
  * `url` the public archive link. (The reference's WordPress `_links` are not produced.)
  */
 export const CategoryResponseSchema = Type.Object(
@@ -113,7 +113,7 @@ export type CategoryListQuery = Static<typeof CategoryListQuerySchema>;
 export const TagListQuerySchema = Type.Object(termListProperties, { additionalProperties: true });
 export type TagListQuery = Static<typeof TagListQuerySchema>;
 
-/** Term lists put the links first and the items after the totals (reference §3.1). */
+/** Term lists put the links first and the items after the totals. */
 const termEnvelope = {
   rest_url: Type.String(i18n('list.rest_url')),
   total: Type.Optional(Type.Integer(i18n('list.total'))),

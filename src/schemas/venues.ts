@@ -16,7 +16,7 @@ import {
 import { i18n, type MessageKey } from '../i18n/index.js';
 
 /**
- * The leading keys venues and organizers share (reference §2.4, §2.5), around their name key
+ * The leading keys venues and organizers share, around their name key
  * (`venue` / `organizer`), as serialize/linked-posts.ts `linkedPostHead` builds them.
  */
 export const LinkedPostHeadBefore = {
@@ -40,8 +40,8 @@ export const LinkedPostHeadAfter = {
 export const JsonLdSchema = Type.Object({}, { additionalProperties: true, ...i18n('schema.jsonLd') });
 
 /**
- * The venue object (reference §2.4): keys from `id` to `json_ld` are omitted when empty.
- * `geo_lat`/`geo_lng`/`geo_source` are our extension fields and come last (design §4).
+ * The venue object: keys from `id` to `json_ld` are omitted when empty.
+ * `geo_lat`/`geo_lng`/`geo_source` are our extension fields and come last.
  */
 export const VenueResponseSchema = Type.Object(
   {
@@ -74,7 +74,7 @@ export type VenueResponse = Static<typeof VenueResponseSchema>;
 
 const text = (key: MessageKey) => Type.String({ maxLength: MAX_SHORT_TEXT_LENGTH, ...i18n(key) });
 
-/** Coordinates: numbers or numeric strings; both or neither (design §6). `""` for both clears them. */
+/** Coordinates: numbers or numeric strings; both or neither. `""` for both clears them. */
 const GeoInput = (key: MessageKey) => Type.Union([Type.Number(), Type.String({ maxLength: 32 })], i18n(key));
 
 export const venueWriteFields = {
@@ -106,7 +106,7 @@ export type VenueCreate = Static<typeof VenueCreateSchema>;
 export const VenuePatchSchema = Type.Partial(VenueFieldsObject, { additionalProperties: false });
 export type VenuePatch = Static<typeof VenuePatchSchema>;
 
-/** Representation fields a client may echo back; ignored on writes (reference §1.3). */
+/** Representation fields a client may echo back; ignored on writes. */
 export const LINKED_POST_GENERATED_FIELDS = [
   'id',
   'global_id',

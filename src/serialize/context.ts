@@ -1,6 +1,6 @@
 /**
  * What a serializer needs to know about the request: where links point (the root and host the
- * request came in on, design §4) and the site time zone; and the app's caches it serializes with.
+ * request came in on) and the site time zone; and the app's caches it serializes with.
  */
 import { type StoredImage } from '../storage/port.js';
 import type { SerializeCaches } from './caches.js';
@@ -11,7 +11,7 @@ export interface SerializeContext {
   /** PUBLIC_URL, or the request's origin: base of permalinks (`url`). */
   siteUrl: string;
   siteTimezone: string;
-  /** Single reads (GET by id or slug) add `json_ld` (reference §2.7). */
+  /** Single reads (GET by id or slug) add `json_ld`. */
   single: boolean;
   now: Date;
   /** Identifies everything above that a representation depends on (memo key, see memo.ts). */

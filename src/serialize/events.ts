@@ -131,11 +131,11 @@ function linkedRecords(rel: EventRelations, ctx: SerializeContext) {
   };
 }
 
-/** The event object of reference §2.1, field for field, then our extension fields. */
+/** The event object of The Events Calendar API, field for field, then our extension fields. */
 export function serializeEvent(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): EventResponse {
   // Spreading keeps the head's key order; the linked records take their placeholders' places.
   const out: EventResponse = { ...eventHead(doc, ctx), ...linkedRecords(rel, ctx) };
-  // json_ld only on single reads of published, unprotected events (reference §2.7).
+  // json_ld only on single reads of published, unprotected events.
   if (ctx.single && doc.status === 'publish' && doc.password === null) {
     out.json_ld = eventJsonLd(doc, rel, ctx, out.url);
   }
@@ -207,7 +207,7 @@ function encodeEvent(doc: EventDoc, rel: EventRelations, ctx: SerializeContext):
 }
 
 /**
- * A password-protected event in a list, for a caller without its password (reference §7.4): the
+ * A password-protected event in a list, for a caller without its password: the
  * listing keeps identity, dates and title; everything else is blanked exactly as the reference does.
  */
 export function redactProtected(out: EventResponse): EventResponse {

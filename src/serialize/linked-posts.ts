@@ -4,7 +4,7 @@ import { type OrganizerDoc, type VenueDoc } from '../storage/port.js';
 import { type SerializeContext, imageObject, permalink } from './context.js';
 
 /**
- * The leading keys venues and organizers share (reference §2.4, §2.5), up to and including `image`.
+ * The leading keys venues and organizers share, up to and including `image`.
  * Empty values are `''` here and dropped by `dropEmpty`, as the reference does.
  */
 export function linkedPostHead(doc: VenueDoc | OrganizerDoc, type: 'venue' | 'organizer', ctx: SerializeContext) {

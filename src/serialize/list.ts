@@ -1,7 +1,7 @@
 /**
- * The reference's collection envelope (§3.1, §3.4): `rest_url` carries the effective query, and
+ * The reference's collection envelope: `rest_url` carries the effective query, and
  * `next_rest_url` / `previous_rest_url` appear only when those pages have items. We also send an
- * RFC 8288 `Link` header (design §4).
+ * RFC 8288 `Link` header.
  */
 import { type ServerResponse } from 'node:http';
 import { totalPages } from '../query/paging.js';
@@ -28,7 +28,7 @@ function withQuery(base: string, args: Array<[string, string]>): string {
 /**
  * `collectionUrl` is the collection's address without a trailing slash, e.g. `…/venues`.
  * Term lists link to the previous page from any page past the first, even past the end
- * (`previousPastEnd`, reference §3.3).
+ * (`previousPastEnd`).
  */
 export function listLinks(collectionUrl: string, meta: ListMeta, previousPastEnd = false): ListLinks {
   const base = `${collectionUrl}/`;

@@ -4,7 +4,7 @@ import { type OrganizerDoc } from '../storage/port.js';
 import { type SerializeContext, globalId } from './context.js';
 import { dropEmpty, linkedPostHead } from './linked-posts.js';
 
-/** Schema.org Person for json_ld (reference §2.7), also an event's `organizer`. */
+/** Schema.org Person for json_ld, also an event's `organizer`. */
 export function organizerJsonLd(doc: OrganizerDoc): Record<string, unknown> {
   return {
     '@type': 'Person',
@@ -18,7 +18,7 @@ export function organizerJsonLd(doc: OrganizerDoc): Record<string, unknown> {
 }
 
 /**
- * The organizer object of reference §2.5: empty values are dropped; the global ids stay.
+ * The organizer object of empty values are dropped; the global ids stay.
  * Remembered per stored document and context in the app's organizer memo (caches.ts), sized like
  * the venues' one: an organizer is embedded in many events.
  */

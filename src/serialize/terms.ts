@@ -13,7 +13,7 @@ export function termUrls(doc: TermDoc, taxonomy: Taxonomy, ctx: SerializeContext
   return urls;
 }
 
-/** A term as embedded in an event (reference §2.6 b). `count` = published events using it. */
+/** A term as embedded in an event (embedded shape). `count` = published events using it. */
 export function serializeEventTerm(doc: TermDoc, taxonomy: Taxonomy, count: number, ctx: SerializeContext): EventTerm {
   return {
     name: doc.name,
@@ -36,7 +36,7 @@ export function termArchiveUrl(doc: TermDoc, taxonomy: Taxonomy, ctx: SerializeC
   return `${ctx.siteUrl}/${path}/${encodeURIComponent(doc.slug)}/`;
 }
 
-/** The standalone term object (reference §2.6 a). */
+/** The standalone term object (standalone shape). */
 export function serializeTerm(doc: TermDoc, taxonomy: Taxonomy, count: number, ctx: SerializeContext): TermResponse {
   const url = termArchiveUrl(doc, taxonomy, ctx);
   const urls = termUrls(doc, taxonomy, ctx);

@@ -4,7 +4,7 @@ import { type VenueDoc } from '../storage/port.js';
 import { type SerializeContext, globalId } from './context.js';
 import { dropEmpty, linkedPostHead } from './linked-posts.js';
 
-/** Schema.org Place for json_ld (reference §2.7), also used as an event's `location`. */
+/** Schema.org Place for json_ld, also used as an event's `location`. */
 export function venueJsonLd(doc: VenueDoc): Record<string, unknown> {
   const ld: Record<string, unknown> = {
     '@type': 'Place',
@@ -29,7 +29,7 @@ export function venueJsonLd(doc: VenueDoc): Record<string, unknown> {
 }
 
 /**
- * The venue object of reference §2.4: keys from `id` to `json_ld` are dropped when empty.
+ * The venue object of keys from `id` to `json_ld` are dropped when empty.
  * Remembered per stored document and context in the app's venue memo (caches.ts): a venue is
  * embedded in many events, a near-me page embeds the venues of a whole city, and rebuilding one on
  * a miss costs more than the event around it. The default size, SERIALIZATION_MEMO_ENTRIES, has

@@ -1,5 +1,5 @@
 /**
- * Single-event use cases: create, read, update (truly partial, design §5.3), trash.
+ * Single-event use cases: create, read, update (truly partial), trash.
  * Every write validates the whole body and every reference before anything is written.
  */
 import { parseCost } from '../lib/cost.js';
@@ -60,12 +60,12 @@ export interface EventsServiceDeps {
   storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
   siteTimezone: string;
   perPageMax: number;
-  /** GEOLOC_ENABLED: without it the geolocation parameters have no effect (reference §10). */
+  /** GEOLOC_ENABLED: without it the geolocation parameters have no effect. */
   geolocEnabled?: boolean;
-  /** Linked venues and organizers can be created inside an event write (reference §6.3). */
+  /** Linked venues and organizers can be created inside an event write. */
   venues: VenuesService;
   organizers: OrganizersService;
-  /** Terms are named by id, slug or name; unknown names are created (reference §6.1). */
+  /** Terms are named by id, slug or name; unknown names are created. */
   categories: TermsService;
   tags: TermsService;
   now?: () => Date;
@@ -106,7 +106,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     return doc;
   }
 
-  /** Reads follow reference §4.2/§7.3: trash is gone for everyone, unpublished needs a token. */
+  /** Reads follow trash is gone for everyone, unpublished needs a token. */
   function assertReadable(doc: EventDoc, options: ReadOptions): void {
     if (doc.status === 'trash') {
       throw new AccessDeniedError('event-no-longer-available', 'errorMessage.event-no-longer-available');
@@ -216,7 +216,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       else errors.add('timezone', 'timezone must be an IANA time zone (e.g. Europe/Berlin), UTC or UTC±N.');
     }
 
-    // Without a new value, a time-zone change keeps the wall clock (design §9.8).
+    // Without a new value, a time-zone change keeps the wall clock.
     const start = dateField(input.start_date, 'start_date', timezone, at, errors) ?? (current ? carried(current.startUtc, current.timezone, timezone) : null);
     const end = dateField(input.end_date, 'end_date', timezone, at, errors) ?? (current ? carried(current.endUtc, current.timezone, timezone) : null);
     const allDay = input.all_day !== undefined ? toBool(input.all_day) : (current?.allDay ?? false);
@@ -259,7 +259,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     return set;
   }
 
-  /** References: every id must exist (design §9.3); problems go to `errors`. */
+  /** References: every id must exist; problems go to `errors`. */
   async function resolveLinks(input: EventInput, current: EventDoc | null, errors: ParamErrors): Promise<ResolvedLinks> {
     const [venue, organizerRefs, categoryRefs, tagRefs, postParent] = await Promise.all([
       input.venue === undefined ? undefined : resolveVenue(input.venue, errors),
@@ -369,8 +369,8 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   }
 
   /**
-   * Creates the nested venues and organizers of a write that has passed every check (design §9.19:
-   * a rejected write leaves no new record behind), and links them.
+   * Creates the nested venues and organizers of a write that has passed every check (a
+   * rejected write leaves no new record behind), and links them.
    */
   async function commitLinks(set: Partial<EventDoc>, links: EventLinks, caller: Caller) {
     if (linkExisting(set, links)) return;
@@ -499,7 +499,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
     });
   }
 
-  /** Every item a positive integer id (reference §5.1 `include`, `venue`, `organizer`). */
+  /** Every item a positive integer id (`include`, `venue`, `organizer`). */
   function idList(value: ListInputValue, param: string, errors: ParamErrors): number[] | undefined {
     const items = toList(value);
     const ids = items.map(toId);
@@ -513,7 +513,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   /**
    * Every id must be an existing record of the collection (any status for token holders). Anonymous
    * callers may name only records they can see: filtering by a hidden venue or organizer would tell
-   * which events it is linked to, a link their representations hide (issue 7).
+   * which events it is linked to, a link their representations hide.
    */
   async function existingIds(collection: 'venues' | 'organizers', value: ListInputValue, param: string, errors: ParamErrors, caller: Caller | null) {
     const ids = idList(value, param, errors);
@@ -532,7 +532,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   }
 
   /**
-   * The geolocation parameters (design §6, §9.5): a point (both coordinates or neither) restricts
+   * The geolocation parameters: a point (both coordinates or neither) restricts
    * events to venues within the radius, served by the venues' 2dsphere index; `geoloc` alone
    * selects events whose venue has (or has no) coordinates. Disabled, the documents leave them out
    * and the filters are accepted without effect (the route's schema still checks their values).
@@ -641,7 +641,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   /**
    * Filters on fields a protected event hides (its text, terms, venue, organizers, flags) skip
    * protected events for anonymous callers, unless they hold its password — otherwise matching
-   * would reveal what the redaction hides (issue 7).
+   * would reveal what the redaction hides.
    */
   function protectedClauses(query: EventListQuery, caller: Caller | null): Filter[] {
     if (caller !== null) return [];
@@ -829,7 +829,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
   // --- End of the writes without relations.
 
   return {
-    /** GET /events: validates and resolves every parameter, then one page query (reference §5.1). */
+    /** GET /events: validates and resolves every parameter, then one page query. */
     async list(query: EventListQuery, caller: Caller | null, extra: Filter[] = []) {
       const errors = new ParamErrors();
       let statuses: PostStatus[] = [];
@@ -889,7 +889,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       }
       const relations = await relationsOfMany(items, caller);
       const at = now();
-      // Effective values, in the reference's order (§3.4), for rest_url and the paging links.
+      // Effective values, in the reference's order, for rest_url and the paging links.
       const args: Array<[string, string]> = [['status', statuses.join(',')]];
       for (const param of DATE_PARAMS) {
         const value = compiled.effectiveDates[param];
@@ -954,7 +954,7 @@ export function createEventsService({ storage, siteTimezone, perPageMax, geolocE
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 
-    /** Moves the event to the trash (reference §6.6); a second delete is 410. */
+    /** Moves the event to the trash; a second delete is 410. */
     async trash(key: EventKey, caller: Caller) {
       const { _id } = await findEvent(key);
       const updated = await writes.run(_id, async () => trashDoc(await findEvent({ id: _id })));

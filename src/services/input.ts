@@ -1,6 +1,6 @@
 /**
  * Normalisation of validated request values into domain values. The schemas have already checked
- * shapes; these functions apply the reference's coercions (reference §1.4, §5.0).
+ * shapes; these functions apply the reference's coercions.
  */
 import { type ListInputValue, type WpBooleanValue } from '../schemas/common.js';
 import { type StoredImage } from '../storage/port.js';
@@ -72,7 +72,7 @@ export class ParamErrors {
   }
 }
 
-/** The reference's loose truthiness (§5.0) for `show_map`, `has_events`, …: also JSON booleans. */
+/** The reference's loose truthiness for `show_map`, `has_events`, …: also JSON booleans. */
 export function isTruthy(value: boolean | number | string | unknown[]): boolean {
   // A repeated query key (`has_events[]=…`) arrives as a list: the last value counts, as in PHP.
   const last: unknown = Array.isArray(value) ? value[value.length - 1] : value;

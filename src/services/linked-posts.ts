@@ -80,7 +80,7 @@ export interface LinkedPostServiceDeps {
   now?: () => Date;
 }
 
-/** Statuses of the events that make a venue or organizer "have events" (reference §5.3). */
+/** Statuses of the events that make a venue or organizer "have events". */
 const LIVE_EVENT_STATUSES: readonly PostStatus[] = ['publish', 'future', 'private'];
 
 /** Password-protected events never tell anonymous callers anything about their venue or organizers. */
@@ -101,7 +101,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     return doc;
   }
 
-  /** Anyone sees published records; token holders see every status (reference §7.3). */
+  /** Anyone sees published records; token holders see every status. */
   function visibleTo(doc: D, caller: Caller | null): boolean {
     return caller !== null || effectiveStatus(doc, now()) === 'publish';
   }
@@ -171,7 +171,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
   }
 
   /**
-   * The reference's de-duplication (§6.4): same name, case-insensitively, and the same description
+   * The reference's de-duplication: same name, case-insensitively, and the same description
    * when one is given. Trashed records are not revived.
    */
   async function findDuplicate(nameKey: string, description: string | undefined): Promise<D | null> {
@@ -275,7 +275,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     }
     if (params.has_events !== undefined) {
       // Anonymous callers count only events they could read: a private or scheduled event must not
-      // reveal its venue or organizers through this filter (issue 7).
+      // reveal its venue or organizers through this filter.
       const live: Filter = caller === null ? { $and: [statusFilter(['publish'], at), unprotectedFor(caller)] } : { status: { $in: [...LIVE_EVENT_STATUSES] } };
       const ids = await boundedDistinct(() => storage.events.distinct(def.eventField, live), 'has_events', `${def.kind}s`);
       clauses.push({ _id: isTruthy(params.has_events) ? { $in: ids } : { $nin: ids } });
@@ -342,7 +342,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
       });
     },
 
-    /** Trash, then unlink from every event (reference §6.6); a second delete is 410. */
+    /** Trash, then unlink from every event; a second delete is 410. */
     async trash(key: LinkedPostKey): Promise<D> {
       const { _id } = await find(key);
       return writes.run(_id, async () => {

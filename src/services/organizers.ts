@@ -10,7 +10,7 @@ export const organizerDefinition = {
   slugIndex: 'organizers_slug_unique',
   eventField: 'organizerIds',
   blank: () => ({ phone: '', email: '' }),
-  // The reference checks no e-mail format (§6.4); phone and e-mail are kept as sent, trimmed.
+  // The reference checks no e-mail format; phone and e-mail are kept as sent, trimmed.
   resolveOwn(input: OrganizerCreate, _current: OrganizerDoc | null, set: Partial<OrganizerDoc>, _errors: ParamErrors) {
     if (input.phone !== undefined) set.phone = input.phone.trim();
     if (input.email !== undefined) set.email = input.email.trim();

@@ -1,5 +1,5 @@
 /**
- * Start-up seeding (design §7 SEED_ON_START): an empty store gets the calendar in seeds/, so
+ * Start-up seeding: an empty store gets the calendar in seeds/, so
  * `npm start` shows data at once. It is the seed CLI's loader (src/cli/seed-loader.ts): the same
  * validation, slugs and service writes as `npm run seed`.
  */

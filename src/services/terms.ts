@@ -68,7 +68,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
   const all = () => collection.find({ filter: {}, sort: [['_id', 1]] });
 
   /**
-   * Published events using each term (reference §2.6: WordPress's published-post count), in one
+   * Published events using each term (WordPress's published-post count), in one
    * facet query. Memoised: this process drops the memo on every event or term write (`invalidate`);
    * writes made by other processes sharing a MongoDB show within COUNTS_TTL_MS.
    */
@@ -90,7 +90,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     memo = null;
   };
 
-  /** A term by id, else by slug, else by name (reference §5.0 `is_term_of_taxonomy`). */
+  /** A term by id, else by slug, else by name. */
   async function lookup(item: string | number): Promise<TermDoc | null> {
     const id = toId(item);
     if (id !== null) return collection.findById(id);
@@ -246,7 +246,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     },
 
     /**
-     * Permanent delete (reference §6.5); returns the term as it was. A category's children move up to
+     * Permanent delete; returns the term as it was. A category's children move up to
      * its parent, and the term is removed from every event.
      */
     async remove(id: number) {
@@ -284,7 +284,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
           else errors.add('parent', 'parent must be an existing category (id, slug or name), or 0.');
         }
       }
-      // `event` is an alias of `post` and wins when both are given (reference §5.4).
+      // `event` is an alias of `post` and wins when both are given.
       const eventId = params.event ?? params.post;
       if (eventId !== undefined) {
         const found = await storage.events.findById(eventId);
@@ -313,13 +313,13 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       return { items, total: matching.length, paging, args };
     },
 
-    /** Event writes name terms by id, slug or name; unknown names are created later (reference §6.1). */
+    /** Event writes name terms by id, slug or name; unknown names are created later. */
     async resolveForEvent(value: ListInputValue, errors: ParamErrors): Promise<TermRef[] | undefined> {
       const refs: TermRef[] = [];
       for (const item of termItems(value)) {
         const term = await lookup(item);
         if (term) refs.push({ id: term._id });
-        // A number is an id (reference §6.1), never a name to create: `0` and `"0"` included.
+        // A number is an id, never a name to create: `0` and `"0"` included.
         else if (typeof item === 'number' || /^\d+$/.test(item.trim())) {
           errors.add(taxonomy, `${taxonomy} lists id ${String(item)}, which is not an existing ${kind}.`);
           return undefined;

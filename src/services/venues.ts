@@ -19,7 +19,7 @@ function coordinate(value: number | string, limit: number): number | null {
   return Number.isFinite(n) && Math.abs(n) <= limit ? n : null;
 }
 
-/** `geo_lat`/`geo_lng`: both or neither, range-checked; both `""` clear the coordinates (design §6). */
+/** `geo_lat`/`geo_lng`: both or neither, range-checked; both `""` clear the coordinates. */
 function resolveCoordinates(input: VenueCreate, set: Partial<VenueDoc>, errors: ParamErrors): void {
   const { geo_lat: lat, geo_lng: lng } = input;
   if (lat === undefined && lng === undefined) return;
@@ -43,7 +43,7 @@ function resolveCoordinates(input: VenueCreate, set: Partial<VenueDoc>, errors: 
 const PLACE_FIELDS = ['city', 'country', 'state', 'province', 'stateprovince', 'zip'] as const;
 
 /**
- * Offline geocoding (issue 6): when the place of a venue is written without coordinates, the
+ * Offline geocoding: when the place of a venue is written without coordinates, the
  * gazetteer's coordinates are stored with `geo_source: "gazetteer"`. Coordinates a caller provided
  * are never replaced; a gazetteer guess follows later address changes.
  */

@@ -1,5 +1,5 @@
 /**
- * Engine selection at start (design §3): STORAGE forces one; otherwise MONGODB_URI → mongodb,
+ * Engine selection at start: STORAGE forces one; otherwise MONGODB_URI → mongodb,
  * else a mongod already on this machine → mongodb on an in-memory server, else → embedded.
  * Nothing is ever downloaded here. The choice and its reason are logged once and carried by the
  * storage (`reason`) for the readiness route.
@@ -127,7 +127,7 @@ export async function createStorage(
         const reason = `no MONGODB_URI, in-memory server with ${describeMongod(lookup.binary)}`;
         return announce(await onMemoryServer(lookup.binary, reason), 'warn');
       }
-      // A binary named explicitly but unusable is a configuration error (design §7), not a fallback.
+      // A binary named explicitly but unusable is a configuration error, not a fallback.
       if (lookup.misconfigured) throw new Error(`Invalid configuration: ${lookup.reason}`);
       return announce(await embedded(`no MONGODB_URI, ${lookup.reason}`), 'warn');
     }

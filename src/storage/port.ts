@@ -41,7 +41,7 @@ export interface PostDoc {
   /**
    * Stemmed, stop-word-free search terms of the searchable fields (src/lib/text.ts).
    * `$text` finds candidates through the text index (any word); `searchTerms: { $all }` then
-   * requires every word (design §5.8), identically on both engines.
+   * requires every word, identically on both engines.
    */
   searchTerms: string[];
 }
@@ -50,7 +50,7 @@ export interface EventDoc extends PostDoc {
   title: string;
   startUtc: Date;
   endUtc: Date;
-  /** IANA id, `UTC`, or `UTC±N` (reference §9). */
+  /** IANA id, `UTC`, or `UTC±N`. */
   timezone: string;
   allDay: boolean;
   /** Cost components as sent, e.g. ["20$"] or ["0", "20", "30"]; [] when none. */
@@ -70,13 +70,13 @@ export interface EventDoc extends PostDoc {
   organizerIds: number[];
   categoryIds: number[];
   tagIds: number[];
-  /** Event password (reference §7.4); null when not protected. Never serialised. */
+  /** Event password; null when not protected. Never serialised. */
   password: string | null;
 }
 
 export interface VenueDoc extends PostDoc {
   name: string;
-  /** Lower-cased name, for de-duplication on create (reference §6.4). */
+  /** Lower-cased name, for de-duplication on create. */
   nameKey: string;
   address: string;
   city: string;

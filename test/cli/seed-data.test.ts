@@ -1,6 +1,6 @@
 /**
  * The seed calendar in seeds/ (issue 9.1): valid against the API's own schemas, as large and varied
- * as promised, and loaded by start-up seeding into an empty store (design §7 SEED_ON_START), fast.
+ * as promised, and loaded by start-up seeding into an empty store, fast.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,5 @@
 /**
- * Storage contract: writes, reads by id, sequences and unique keys, on every engine (design §3).
+ * Storage contract: writes, reads by id, sequences and unique keys, on every engine.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DuplicateKeyError, StorageUnavailableError, UnsupportedQueryError } from '../../src/errors.js';

@@ -1,6 +1,6 @@
 /**
  * Storage contract: `$geoWithin: { $centerSphere }` on venues' 2dsphere-indexed `location`
- * (design §6), on every engine.
+ *, on every engine.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Filter, type Storage, type VenueDoc } from '../../src/storage/port.js';

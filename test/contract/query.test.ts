@@ -325,7 +325,7 @@ describe.each(engineCases)('%s engine: queries', (_name, engine) => {
     const run = idsOf(filter);
     if (engine.name === 'embedded') {
       // Named exemption: MongoDB runs these, but the port's Filter type does not include them and
-      // the embedded engine refuses rather than guesses (design §8.7).
+      // the embedded engine refuses rather than guesses.
       await expect(run).rejects.toBeInstanceOf(UnsupportedQueryError);
     } else {
       expect(await run).toEqual(mongoResult);

@@ -1,6 +1,6 @@
 /**
  * Storage contract: `$text` through the text indexes of indexes/*.ts, and the "every word"
- * pattern the services build on it (design §5.8), on every engine.
+ * pattern the services build on it, on every engine.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UnsupportedQueryError } from '../../src/errors.js';

@@ -1,5 +1,5 @@
 /**
- * The one way route tests build the app (design §8.11): a fresh storage of the given engine, the
+ * The one way route tests build the app: a fresh storage of the given engine, the
  * app on top of it through `buildApp`, and helpers to put linked records straight into storage
  * (the venue, organizer and term routes are not there yet).
  */
@@ -27,7 +27,7 @@ export const EDITOR = { authorization: `Bearer ${EDITOR_TOKEN}` } as const;
 export const VIEWER = { authorization: `Bearer ${VIEWER_TOKEN}` } as const;
 
 /** Every path of the namespace begins with this (under the default root). */
-/** The namespace (spec §1) and the language roots it is published under, with their languages. */
+/** The namespace and the language roots it is published under, with their languages. */
 export const NS = 'calendar/events/v1';
 export const ROOTS = [
   { root: '', language: 'en' },
@@ -56,12 +56,12 @@ export async function openTestApp(
   const config = loadConfig({
     API_TOKENS: `editor:${EDITOR_TOKEN},viewer:${VIEWER_TOKEN}:${VIEWER_AUTHOR_ID}`,
     SITE_TIMEZONE: 'UTC',
-    // Rate limits are off in tests unless a test turns them on (issue 7).
+    // Rate limits are off in tests unless a test turns them on.
     RATE_LIMIT_READS: '0',
     RATE_LIMIT_WRITES: '0',
     RATE_LIMIT_TOKEN_READS: '0',
     RATE_LIMIT_TOKEN_WRITES: '0',
-    // Load shedding is off in tests unless a test turns it on (issue 10).
+    // Load shedding is off in tests unless a test turns it on.
     MAX_EVENT_LOOP_DELAY_MS: '0',
     ...env,
   });
@@ -85,7 +85,7 @@ export async function openTestApp(
 }
 
 /**
- * Reference §7.4: the fields a list blanks on a password-protected event for a caller without its
+ * the fields a list blanks on a password-protected event for a caller without its
  * password, with their blank values (add-on keys such as `ticketed` included); the rest is kept.
  */
 export const REDACTED_IN_LISTS: Readonly<Record<string, unknown>> = {

@@ -1,5 +1,5 @@
 /**
- * The storage engines the suites run against (design §3 "Contract suite").
+ * The storage engines the suites run against.
  * Embedded always runs (unless CALENDAR_TEST_ENGINES=mongodb); MongoDB runs when ./global-setup.ts
  * found one, each `open()` in its own throwaway database.
  */

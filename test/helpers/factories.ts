@@ -1,6 +1,6 @@
 /**
  * Complete stored documents of the port's types for storage-level tests. Every factory fills
- * `searchTerms` from the fields the collection's text index covers (design §9.6), the way the
+ * `searchTerms` from the fields the collection's text index covers, the way the
  * services do; overrides of those fields recompute it unless `searchTerms` itself is overridden.
  */
 import { searchTermsOf } from '../../src/lib/text.js';

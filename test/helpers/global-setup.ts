@@ -31,7 +31,7 @@ declare module 'vitest' {
   }
 }
 
-/** The design's wording (§3), printed by the contract suite as `mongodb engine: skipped (…)`. */
+/** The design's wording, printed by the contract suite as `mongodb engine: skipped (…)`. */
 export const NO_MONGODB_REASON = 'no MONGODB_URI, no mongod binary';
 
 const DOWNLOAD_TIMEOUT_MS = 180_000;

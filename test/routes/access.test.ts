@@ -1,7 +1,7 @@
 /**
- * Access rules around the authorization matrix (issue 7): operator injection never widens what a
- * caller sees; scheduled publication is evaluated at read time; password protection (reference
- * §7.4, design §9.1) field for field; per-client rate limits; the CORS allowlist; and logs that
+ * Access rules around the authorization matrix: operator injection never widens what a
+ * caller sees; scheduled publication is evaluated at read time; password protection field for
+ * field; per-client rate limits; the CORS allowlist; and logs that
  * never carry a token or a password.
  */
 import { type LightMyRequestResponse } from 'fastify';
@@ -393,7 +393,7 @@ describe.each(engines)('$name engine: access rules', (engine) => {
       return found as Body;
     };
 
-    /** Reference §7.4: what a list keeps of a protected event (the rest is REDACTED_IN_LISTS). */
+    /** what a list keeps of a protected event (the rest is REDACTED_IN_LISTS). */
     const KEPT = [
       'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'rest_url',
       'title', 'slug', 'start_date', 'start_date_details', 'end_date', 'end_date_details', 'utc_start_date', 'utc_start_date_details',

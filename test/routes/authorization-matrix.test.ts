@@ -1,8 +1,8 @@
 /**
- * The authorization matrix (issue 7): every route × method of the API × caller (anonymous, viewer,
+ * The authorization matrix: every route × method of the API × caller (anonymous, viewer,
  * editor, and three malformed Authorization headers) × target (published, draft, pending, private,
  * scheduled, due, trashed, password-protected, missing), each answered with the exact status and
- * error code the rules give (design §4, §5.1, §9.1, §9.14; reference §4.2, §6.6, §7).
+ * error code the rules give.
  *
  * Every record an anonymous caller may not see carries the marker `s3cr3t` (title, description,
  * name, slug), and every field a password hides carries `pr0tect3d`. Each anonymous answer is
@@ -41,7 +41,7 @@ type Body = Record<string, unknown>;
 
 /** Marks what anonymous callers must never see. */
 const SECRET = 's3cr3t';
-/** Marks the fields a password hides (reference §7.4). */
+/** Marks the fields a password hides. */
 const PROTECTED = 'pr0tect3d';
 const PASSWORD = 'Lantern-pw-7d41c0e9';
 const DRAFT_PASSWORD = 'Harbour-pw-2b98f1aa';
@@ -85,7 +85,7 @@ type ReadVariant = 'plain' | 'password' | 'wrong-password' | 'context-edit';
 const notAccessible = err(403, 'event-not-accessible');
 const passwordProtected = err(403, 'event-password-protected');
 
-/** Single event reads (reference §4.2, §7.3, §7.4; design §9.1): by id and by slug alike. */
+/** Single event reads: by id and by slug alike. */
 const EVENT_READ: Record<EventTarget, Partial<Record<ReadVariant, Record<Reader, Expect>>>> = {
   published: { plain: same(ok) },
   draft: { plain: tokenOnly(notAccessible) },
@@ -94,7 +94,7 @@ const EVENT_READ: Record<EventTarget, Partial<Record<ReadVariant, Record<Reader,
   scheduled: { plain: tokenOnly(notAccessible) },
   // `future` whose date has passed: published at read time, without any job.
   due: { plain: same(ok) },
-  // Trash is gone for everybody, editors included (reference §6.6).
+  // Trash is gone for everybody, editors included.
   trashed: { plain: same(err(403, 'event-no-longer-available')), password: same(err(403, 'event-no-longer-available')) },
   protected: {
     plain: same(passwordProtected),
@@ -112,7 +112,7 @@ const EVENT_READ: Record<EventTarget, Partial<Record<ReadVariant, Record<Reader,
   missing: { plain: same(err(404, 'rest-event-not-found')) },
 };
 
-/** Single venue/organizer reads (reference §7.3, §6.6: trashed → 403 anonymous, 200 with a token). */
+/** Single venue/organizer reads (trashed → 403 anonymous, 200 with a token). */
 const postRead = (kind: 'venue' | 'organizer'): Record<PostTarget, Record<Reader, Expect>> => {
   const hidden = tokenOnly(err(403, `${kind}-not-accessible`));
   return {
@@ -127,7 +127,7 @@ const postRead = (kind: 'venue' | 'organizer'): Record<PostTarget, Record<Reader
   };
 };
 
-/** What the editor's writes answer, per target (reference §6.6; design §5.2, §5.3). */
+/** What the editor's writes answer, per target. */
 type WriteTarget = 'published' | 'draft' | 'trashed' | 'protected' | 'missing';
 const EVENT_WRITE: Record<'update' | 'delete', Partial<Record<WriteTarget, Expect>>> = {
   update: { published: ok, draft: ok, trashed: ok, protected: ok, missing: err(404, 'rest-event-not-found') },
@@ -142,7 +142,7 @@ const termWrite = (kind: 'category' | 'tag'): Record<'update' | 'delete', Partia
   delete: { published: ok, missing: err(404, `rest-${kind}-not-found`) },
 });
 
-/** Anonymous callers get 401 before validation, viewers 403, malformed headers 401 (design §4, §9.14). */
+/** Anonymous callers get 401 before validation, viewers 403, malformed headers 401. */
 function refusedWrite(caller: CallerName): Expect | null {
   if (caller === 'editor') return null;
   return caller === 'viewer' ? NOT_ALLOWED : UNAUTHENTICATED;
@@ -336,7 +336,7 @@ function inspect(response: LightMyRequestResponse, ctx: RowContext): string[] {
   for (const event of eventsIn(body)) {
     const id = event.id as number;
     const isProtected = id === fx.events.protected.id || id === fx.events.protectedDraft.id;
-    // A protected event in a list is redacted unless the request unlocks it (reference §7.4).
+    // A protected event in a list is redacted unless the request unlocks it.
     if (isProtected && ctx.isList && !ctx.unlocked.includes(id)) {
       for (const [field, blank] of Object.entries(REDACTED_IN_LISTS)) {
         if (JSON.stringify(event[field]) !== JSON.stringify(blank)) problems.push(`protected event ${id}: ${field} is ${JSON.stringify(event[field])}, not redacted`);
@@ -461,7 +461,7 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
     readRow(`/${path}/{id}`, `${API}/${path}/${MISSING_ID}`, same(err(404, `rest-${kind}-not-found`)));
   }
 
-  // Lists: who sees what, per status filter (reference §5.1, §7.3).
+  // Lists: who sees what, per status filter.
   const E = fx.events;
   const publicEvents = [E.published.id, E.due.id, E.protected.id, E.linkedDraft.id, E.linkedScheduled.id];
   const everyEvent = [...publicEvents, E.draft.id, E.pending.id, E.private.id, E.scheduled.id, E.protectedDraft.id];

@@ -1,8 +1,8 @@
 /**
- * Categories: create, read, update and delete by id (reference §2.6 a, §6.5; §11 CategoryInsertionCest,
+ * Categories: create, read, update and delete by id (CategoryInsertionCest,
  * CategoryUpdateCest, CategoryDeletionCest, SingleCategoryCest), with our deliberate differences:
- * an unknown id is a 404 `rest-category-not-found` (design §5.2), an update to a slug another term
- * owns is a 409 (design §5.6), anonymous writes are 401 before any validation (design §5.1), and no
+ * an unknown id is a 404 `rest-category-not-found`, an update to a slug another term
+ * owns is a 409, anonymous writes are 401 before any validation, and no
  * WordPress `_links` member. Lists are in term-lists.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,7 +141,7 @@ describe.each(engines)('$name engine: categories', (engine) => {
       expect((await create({ name: unique(), slug: 'My Own Slug' })).slug).toBe('my-own-slug');
     });
 
-    it('gives a taken slug a -2, then a -3 suffix (reference §6.5)', async () => {
+    it('gives a taken slug a -2, then a -3 suffix', async () => {
       const first = await create({ name: 'Open Air', slug: 'open-air' });
       const second = await create({ name: 'Open-air stage', slug: 'open-air' });
       const third = await create({ name: 'Open air cinema', slug: 'open-air' });
@@ -211,7 +211,7 @@ describe.each(engines)('$name engine: categories', (engine) => {
       const anonymous = await request('POST', '/categories', { name: unique() }, {});
       expect(anonymous.statusCode).toBe(401);
       expect(json<ErrorBody>(anonymous).code).toBe('rest_forbidden');
-      // Before any validation (design §5.1, §9.14): even a body that would be refused.
+      // Before any validation: even a body that would be refused.
       const invalid = await request('POST', '/categories', { name: '' }, {});
       expect(invalid.statusCode).toBe(401);
       const viewer = await request('POST', '/categories', { name: unique() }, VIEWER);
@@ -258,7 +258,7 @@ describe.each(engines)('$name engine: categories', (engine) => {
       expect((await get(term.id)).count).toBe(0);
     });
 
-    it('answers 404 rest-category-not-found for an unknown id, id 0 and the id of a tag (design §5.2)', async () => {
+    it('answers 404 rest-category-not-found for an unknown id, id 0 and the id of a tag', async () => {
       const tag = json<{ id: number }>(await request('POST', '/tags', { name: unique('Tag') }));
       for (const id of [2389, 0, tag.id]) {
         const response = await request('GET', `/categories/${id}`, undefined, {});
@@ -370,7 +370,7 @@ describe.each(engines)('$name engine: categories', (engine) => {
       expect(json<Term>(await request('PATCH', `/categories/${bottom.id}`, { parent: top.id })).parent).toBe(top.id);
     });
 
-    it('refuses a slug another category owns: 409 duplicate_term_slug (design §5.6)', async () => {
+    it('refuses a slug another category owns: 409 duplicate_term_slug', async () => {
       const owner = await create({ name: unique(), slug: 'owned-slug' });
       const term = await create({ name: unique() });
       const before = await snapshot(t.storage);

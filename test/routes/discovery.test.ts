@@ -1,5 +1,5 @@
 /**
- * The namespace index (issue 8 item 2, reference §8.1, spec §4.1) and the reference UI (item 5)
+ * The namespace index and the reference UI (item 5)
  * under every root: routes in registration order keyed by their WordPress pattern, methods,
  * endpoints and args (required, type, default — computed ones included — and the description in
  * the root's language), `_links` on the root and host the request came in on; `namespace` and
@@ -15,7 +15,7 @@ const { engines } = await enginesUnderTest();
 const engine = engines[0]!;
 
 
-/** Reference §8.1 order: the index, /doc, then every resource's routes as registered. */
+/** The reference's order: the index, /doc, then every resource's routes as registered. */
 const ROUTE_KEYS = [
   `/${NS}`,
   `/${NS}/doc`,
@@ -149,7 +149,7 @@ describe(`${engine.name} engine: namespace index`, () => {
       expect(create.all_day).toMatchObject({ type: 'boolean', required: false, description: text('event.all_day') });
       expect(create).not.toHaveProperty('password');
 
-      // Path values come first on single routes; `password` only on the id routes (spec §4.2).
+      // Path values come first on single routes; `password` only on the id routes.
       const update = argsOf(index, '/events/(?P<id>\\d+)', 'PATCH');
       expect(Object.keys(update)[0]).toBe('id');
       expect(update.id).toMatchObject({ type: 'integer', required: true, description: text('common.id') });
@@ -184,7 +184,7 @@ describe(`${engine.name} engine: namespace index`, () => {
         describedby: [{ href: `${base}/doc` }],
         help: [{ href: `${origin}${root}/docs/` }],
       });
-      // Only routes without path captures have a self link (reference §8.1).
+      // Only routes without path captures have a self link.
       for (const [key, route] of Object.entries(index.routes)) {
         if (key.includes('(?P<')) expect(route._links, key).toBeUndefined();
         else expect(route._links, key).toEqual({ self: [{ href: `${origin}${root}${key}` }] });

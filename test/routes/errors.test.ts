@@ -1,6 +1,6 @@
 /**
- * Cross-cutting HTTP behaviour: authentication (design §4, §5.1, §9.14), the error shape for
- * everything the service or Fastify refuses (design §4, §9.16), its message in the language of the
+ * Cross-cutting HTTP behaviour: authentication, the error shape for
+ * everything the service or Fastify refuses, its message in the language of the
  * root, and the health routes.
  */
 import { type AddressInfo, connect } from 'node:net';

@@ -1,6 +1,6 @@
 /**
- * POST /events: the representation of a created event (reference §2.1, samples 10–12), dates and
- * time zones (reference §9), and the validation of every field (reference §5.0, §6.1; design §9).
+ * POST /events: the representation of a created event, dates and
+ * time zones, and the validation of every field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -121,7 +121,7 @@ describe.each(engines)('$name engine: POST /events', (engine) => {
         timezone_abbr: 'UTC',
         cost: '',
         cost_details: { currency_symbol: '', currency_code: '', currency_position: '', values: [] },
-        // No website sent: the permalink (reference §2.1).
+        // No website sent: the permalink.
         website: 'http://localhost:80/event/peer-third/',
         show_map: false,
         show_map_link: false,
@@ -142,7 +142,7 @@ describe.each(engines)('$name engine: POST /events', (engine) => {
       const published = Date.parse(`${(body.date_utc as string).replace(' ', 'T')}Z`);
       expect(published).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
       expect(published).toBeLessThanOrEqual(Date.now());
-      // Creates answer in the default context: no json_ld, and no Location header (reference §6.1).
+      // Creates answer in the default context: no json_ld, and no Location header.
       expect(body).not.toHaveProperty('json_ld');
       expect(response.headers.location).toBeUndefined();
     });

@@ -1,5 +1,5 @@
 /**
- * DELETE /events/{id} and /events/by-slug/{slug}: trash semantics (reference §6.6, EventDeletionCest).
+ * DELETE /events/{id} and /events/by-slug/{slug}: trash semantics (EventDeletionCest).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, EDITOR, type TestApp, VIEWER, createEventOk, insertVenue, json, openTestApp, snapshot } from '../helpers/app.js';

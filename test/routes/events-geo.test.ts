@@ -1,5 +1,5 @@
 /**
- * GET /events geolocation (design §6, §9.5; issue "events near me"): `geoloc`, `geoloc_lat` +
+ * GET /events geolocation (issue "events near me"): `geoloc`, `geoloc_lat` +
  * `geoloc_lng`, `geoloc_radius`, `geoloc_unit` and `orderby=distance`, over HTTP on every engine.
  *
  * Venues are created through `POST /venues` with real coordinates; every expected distance is

@@ -1,8 +1,8 @@
 /**
- * Venues and organizers in event writes (reference §6.3, EventInsertionCest L769–L1121,
+ * Venues and organizers in event writes (EventInsertionCest L769–L1121,
  * EventUpdateCest L832–L1292): by id, by `{id}`, or created from nested objects (with the
- * de-duplication of POST /venues), unlinking (design §5.4), all-or-nothing writes (design §9.19),
- * the embedding visibility (issue 3 items 2, 6) and concurrent nested creations.
+ * de-duplication of POST /venues), unlinking, all-or-nothing writes,
+ * the embedding visibility and concurrent nested creations.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -245,7 +245,7 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
       expect(await t.storage.organizers.findById(o1._id)).toEqual(o1);
     });
 
-    it('replaces the venue and the organizers on update; an omitted one is kept (design §5.3)', async () => {
+    it('replaces the venue and the organizers on update; an omitted one is kept', async () => {
       const [v1, v2] = [await insertVenue(t.storage), await insertVenue(t.storage)];
       const [o1, o2] = [await insertOrganizer(t.storage), await insertOrganizer(t.storage)];
       const event = await createOk({ title: 'Relinked', venue: v1._id, organizer: [o1._id] });
@@ -262,7 +262,7 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
     });
   });
 
-  describe('unlinking (design §5.4, EventUpdateCest L1204, L1250)', () => {
+  describe('unlinking (EventUpdateCest L1204, L1250)', () => {
     it.each([
       ['0', 0],
       ['"0"', '0'],
@@ -296,7 +296,7 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
     });
   });
 
-  describe('refused writes leave nothing behind (design §9.3, §9.19)', () => {
+  describe('refused writes leave nothing behind', () => {
     async function expectRefused(send: () => ReturnType<typeof create>, params: string[]) {
       const before = await snapshot(t.storage);
       const response = await send();
@@ -370,7 +370,7 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
     });
   });
 
-  describe('embedding and visibility (reference §2.3, issue 3 items 2 and 6)', () => {
+  describe('embedding and visibility', () => {
     it('embeds the venue as an object and the organizers as a list; none → [] and []', async () => {
       const bare = await createOk({ title: 'Nothing linked' });
       expect(bare.venue).toEqual([]);
@@ -392,7 +392,7 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
       expect((read.venue as Body).json_ld).toMatchObject({ '@type': 'Place', name: venue.name });
       expect((read.organizer as Body[])[0]?.json_ld).toMatchObject({ '@type': 'Person', name: organizer.name });
       const keys = Object.keys(read.venue as Body);
-      // After the address fields, before the map flags (reference §2.4).
+      // After the address fields, before the map flags.
       expect(keys.indexOf('json_ld')).toBe(keys.indexOf('website') + 1);
       expect(keys.indexOf('show_map')).toBe(keys.indexOf('json_ld') + 1);
     });

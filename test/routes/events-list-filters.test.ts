@@ -1,10 +1,10 @@
 /**
- * GET /events filters over HTTP (reference §5.1, design §5.5, §5.8, §9.4, §9.9, §9.10): search,
+ * GET /events filters over HTTP: search,
  * categories and tags, venue and organizer, featured, status, include, post_parent and ticketed —
  * the reference's EventArchiveCest (search, status), EventByCategoryArchiveCest (+ Tag),
  * EventByFeaturedStateArchiveCest, EventByMultipleOrganizersArchiveCest / …VenuesArchiveCest,
  * EventByOrganizerArchiveCest (+ Venue), EventByParentArchiveCest and EventByPostIDArchiveCest
- * (reference §11) with our differences.
+ * with our differences.
  *
  * Every test opens its own app on a fresh store: a list sees every event of the store.
  */
@@ -98,7 +98,7 @@ describe.each(engines)('$name engine: GET /events filters', (engine) => {
     return created;
   };
 
-  describe('search (EventArchiveCest L286, design §5.8)', () => {
+  describe('search (EventArchiveCest L286)', () => {
     it('matches every word: foo → 10, bar → 10, "foo bar" → 5', async () => {
       const foo = await addMany(5, { title: 'foo' });
       const fooBar = await addMany(5, { title: 'foo bar' });
@@ -154,7 +154,7 @@ describe.each(engines)('$name engine: GET /events filters', (engine) => {
       await expectInvalid(`categories=${cat._id},nope`, 'categories');
     });
 
-    it('refuses an empty list of categories or tags (reference §5.0: the list must not be empty)', async () => {
+    it('refuses an empty list of categories or tags (the list must not be empty)', async () => {
       await insertCategory(t.storage, { name: 'Cat1', nameKey: 'cat1', slug: 'cat1' });
       await insertTag(t.storage, { name: 'Tag1', nameKey: 'tag1', slug: 'tag1' });
       await add();
@@ -181,7 +181,7 @@ describe.each(engines)('$name engine: GET /events filters', (engine) => {
       expect([page2.total, page2.total_pages]).toEqual([4, 2]);
     });
 
-    it('ORs several categories, in every list encoding (design §9.4)', async () => {
+    it('ORs several categories, in every list encoding', async () => {
       const cat1 = await insertCategory(t.storage, { name: 'Cat One', nameKey: 'cat one', slug: 'cat1' });
       const cat2 = await insertCategory(t.storage, { name: 'Cat Two', nameKey: 'cat two', slug: 'cat2' });
       const cat3 = await insertCategory(t.storage, { name: 'Cat Three', nameKey: 'cat three', slug: 'cat3' });
@@ -427,7 +427,7 @@ describe.each(engines)('$name engine: GET /events filters', (engine) => {
     });
   });
 
-  describe('include (EventByPostIDArchiveCest, design §5.5, §9.9)', () => {
+  describe('include (EventByPostIDArchiveCest)', () => {
     it('returns the events named by id, as an array or CSV, with full representations', async () => {
       const created = await addMany(3);
       await add();
@@ -499,7 +499,7 @@ describe.each(engines)('$name engine: GET /events filters', (engine) => {
       expect(new URL(body.rest_url).searchParams.get('post_parent')).toBe(String(parent));
     });
 
-    it('accepts a draft parent for token holders, listing only what they may see; anonymous callers cannot name it (issue 7)', async () => {
+    it('accepts a draft parent for token holders, listing only what they may see; anonymous callers cannot name it', async () => {
       const parent = await add({ status: 'draft' });
       const child = await add({ post_parent: parent });
       const draftChild = await add({ post_parent: parent, status: 'draft' });
@@ -510,7 +510,7 @@ describe.each(engines)('$name engine: GET /events filters', (engine) => {
     });
   });
 
-  describe('ticketed (design §9.10)', () => {
+  describe('ticketed', () => {
     it('selects events with (true) or without (false) tickets and echoes the flag', async () => {
       const ticketed = await addMany(2, { ticketed: true });
       const free = await addMany(2, { ticketed: false });

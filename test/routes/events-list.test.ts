@@ -1,8 +1,8 @@
 /**
- * GET /events over HTTP: the envelope, headers and links (reference §3, design §4, §9.13), paging,
- * date filtering (reference §5.2, design §9.7), ordering (reference §3.5 plus our orderby/order),
- * hide-from-listings (design §9.9), language roots and HEAD — the reference's EventArchiveCest
- * (reference §11) with our differences. Filters (search, terms, venue, …) are in
+ * GET /events over HTTP: the envelope, headers and links, paging,
+ * date filtering, ordering (the reference orderby values plus ours),
+ * hide-from-listings, language roots and HEAD — the reference's EventArchiveCest
+ * with our differences. Filters (search, terms, venue, …) are in
  * ./events-list-filters.test.ts.
  *
  * Every test opens its own app on a fresh store: a list sees every event of the store.
@@ -97,7 +97,7 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
     return created;
   };
 
-  describe('envelope and headers (reference §3.1)', () => {
+  describe('envelope and headers', () => {
     it('answers an empty list with 200, zero totals and no next/previous links', async () => {
       const response = await list();
       expect(response.statusCode).toBe(200);
@@ -153,7 +153,7 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
     });
   });
 
-  describe('the default window (reference §5.2 practical consequences)', () => {
+  describe('the default window', () => {
     it('lists events from 00:00 yesterday (site time zone) to now + 24 months', async () => {
       const now = Date.now();
       const yesterday = startOfUtcDay(now) - DAY;
@@ -187,7 +187,7 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
     });
   });
 
-  describe('per_page and page (reference §3.2–3.3)', () => {
+  describe('per_page and page', () => {
     it('returns 10 events by default', async () => {
       const created = await addUpcoming(12);
       const body = await listOk();
@@ -252,7 +252,7 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
     });
   });
 
-  describe('next / previous links and the Link header (reference §3.4, design §4, §9.13)', () => {
+  describe('next / previous links and the Link header', () => {
     it('links to the next page only when it has items (7 events, per_page 5)', async () => {
       await addUpcoming(7);
       const first = await list('per_page=5');
@@ -417,7 +417,7 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
     });
   });
 
-  describe('inclusive and strict dates (reference §5.2 examples)', () => {
+  describe('inclusive and strict dates', () => {
     /** The four events of the reference's inclusive example, in creation order. */
     const addExample = async () => ({
       dec31: await add({ title: 'Dec 31', start_date: '2017-12-31 17:00:00', end_date: '2017-12-31 17:30:00' }),
@@ -491,7 +491,7 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
     });
   });
 
-  describe('ordering (reference §3.5, orderby / order)', () => {
+  describe('ordering (orderby / order)', () => {
     it('orders by start, then creation order for equal starts', async () => {
       const now = Date.now();
       const late = await addAt(now + 3 * DAY);
@@ -547,7 +547,7 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
     });
   });
 
-  describe('hide_from_listings (design §9.9)', () => {
+  describe('hide_from_listings', () => {
     it('never lists hidden events — not for editors, not with include — but they stay readable', async () => {
       const [visible] = await addUpcoming(1);
       const hidden = await add({ title: 'Hidden', start_date: utcWall(Date.now() + DAY), end_date: utcWall(Date.now() + DAY + HOUR), hide_from_listings: true });
@@ -574,7 +574,7 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
     });
   });
 
-  describe('rest_url echoes the effective query (design §9.13)', () => {
+  describe('rest_url echoes the effective query', () => {
     it('keeps every filter, with effective values, in the reference order', async () => {
       const venue = json(await t.app.inject({ method: 'POST', url: `${API}/venues`, headers: EDITOR, payload: { venue: 'Echo Hall' } }));
       const organizer = json(await t.app.inject({ method: 'POST', url: `${API}/organizers`, headers: EDITOR, payload: { organizer: 'Echo Friends' } }));
@@ -657,7 +657,7 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
   });
 });
 
-describe.each(engines)('$name engine: GET /events with SITE_TIMEZONE America/New_York (design §9.7)', (engine) => {
+describe.each(engines)('$name engine: GET /events with SITE_TIMEZONE America/New_York', (engine) => {
   let t: TestApp;
   beforeEach(async () => {
     t = await openTestApp(engine, { SITE_TIMEZONE: 'America/New_York' });

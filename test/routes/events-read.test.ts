@@ -1,7 +1,7 @@
 /**
  * GET /events/{id} and /events/by-slug/{slug}: the single representation with json_ld
- * (reference §2.7, samples 28–30), not-found and no-route answers, language roots (design §4),
- * visibility of unpublished events and password protection (reference §7.3–7.4, design §9.1).
+ *, not-found and no-route answers, language roots,
+ * visibility of unpublished events and password protection.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -352,7 +352,7 @@ describe.each(engines)('$name engine: reading single events', (engine) => {
       expect(bySlugWithout.statusCode).toBe(403);
       expect(json(bySlugWithout).code).toBe('event-password-protected');
 
-      // An empty password is not a password (reference §5.5).
+      // An empty password is not a password.
       const empty = await get(`${API}/events/${id}?password=`);
       expect(empty.statusCode).toBe(400);
       expect(json(empty)).toMatchObject({ code: 'rest_invalid_param', data: { params: { password: expect.any(String) } } });

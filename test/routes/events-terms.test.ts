@@ -1,8 +1,8 @@
 /**
- * Categories and tags on event writes (reference §6.1, §2.6 b; §11 EventInsertionCest L1123–L1343,
+ * Categories and tags on event writes (the reference tests EventInsertionCest L1123–L1343,
  * EventUpdateCest L1294–L1508): terms named by id, slug or name, as a list or a CSV string; an unknown
- * name creates the term once the whole write is valid (design §9.19); an unknown id is a 400 naming
- * the parameter (design §9.3; the reference drops it silently). The embedded term has the shape of
+ * name creates the term once the whole write is valid; an unknown id is a 400 naming
+ * the parameter (the reference drops it silently). The embedded term has the shape of
  * sample 10, with `count` = published events using it, and the list is ordered by name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -230,7 +230,7 @@ describe.each(cases)('$name engine: $taxonomy on event writes', ({ engine, taxon
       const named = json<Record<string, EmbeddedTerm[]>>(await update(id, { [taxonomy]: `${first.name},Update newcomer` }))[taxonomy] ?? [];
       expect(named.map((x) => x.name)).toEqual(['Update newcomer', first.name]);
 
-      // Omitted: unchanged (design §5.3).
+      // Omitted: unchanged.
       const untouched = json<Record<string, EmbeddedTerm[]>>(await update(id, { title: 'Renamed event' }))[taxonomy] ?? [];
       expect(untouched.map((x) => x.name)).toEqual(['Update newcomer', first.name]);
 
@@ -306,7 +306,7 @@ describe.each(engines)('$name engine: embedded terms (sample 10)', (engine) => {
       id: tag.id,
       urls: { self: `${BASE}/tags/${tag.id}`, collection: `${BASE}/tags` },
     });
-    // No `url`, no `meta` in the embedded shape (reference §2.6 b).
+    // No `url`, no `meta` in the embedded shape (embedded shape).
     expect(categoryOut).not.toHaveProperty('url');
     expect(categoryOut).not.toHaveProperty('meta');
 

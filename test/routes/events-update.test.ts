@@ -1,7 +1,7 @@
 /**
- * POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}: truly partial updates (design §5.3, §9.8),
- * unlinking (design §5.4), slug conflicts, form-encoded bodies (sample 41), passwords (design §9.1)
- * and the path winning over the body (design §9.18).
+ * POST|PUT|PATCH /events/{id} and /events/by-slug/{slug}: truly partial updates,
+ * unlinking, slug conflicts, form-encoded bodies (sample 41), passwords
+ * and the path winning over the body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -81,7 +81,7 @@ describe.each(engines)('$name engine: updating events', (engine) => {
       expect(response.statusCode, response.body).toBe(200);
       const after = json(response);
       expect(stable(after)).toEqual({ ...stable(before), title: `Renamed ${method}` });
-      // Cost, website, flags, organizers, venue, image and time zone all kept (design §5.3).
+      // Cost, website, flags, organizers, venue, image and time zone all kept.
       expect(after).toMatchObject({
         cost: '20$',
         website: 'https://example.com/event',

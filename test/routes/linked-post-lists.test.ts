@@ -1,7 +1,7 @@
 /**
  * GET /venues and GET /organizers: envelope, headers, paging, order and every filter (reference
- * §3, §5.3; the Venue*Archive* / Organizer*Archive* tests of reference §11), with our differences:
- * order by name then id (design §4), search requiring every whole word (design §5.8), a missing page
+ * the Venue*Archive* / Organizer*Archive* tests of the reference), with our differences:
+ * order by name then id, search requiring every whole word, a missing page
  * past the end → 404. Venues and organizers share the code and the behaviour, so each case runs for
  * both, on every engine. Every test starts from an empty store.
  */
@@ -114,7 +114,7 @@ describe.each(cases)('$label', ({ engine, resource }) => {
       const second = await list('per_page=5&page=2');
       const secondBody = json(second);
       expect(Object.keys(secondBody)).toEqual([path, 'rest_url', 'previous_rest_url', 'total', 'total_pages']);
-      // The previous page is page 1: its link carries no page (reference §3.4).
+      // The previous page is page 1: its link carries no page.
       expect(secondBody).toMatchObject({ rest_url: `${BASE}?page=2&per_page=5&status=publish`, previous_rest_url: `${BASE}?per_page=5&status=publish`, total: 10, total_pages: 2 });
       expect(ids(second)).toEqual(all.slice(5));
       expect(second.headers.link).toBe(`<${BASE}?per_page=5&status=publish>; rel="prev"`);
@@ -279,7 +279,7 @@ describe.each(cases)('$label', ({ engine, resource }) => {
     });
   });
 
-  describe('search (ArchiveSearch L10–L80; every whole word required, design §5.8)', () => {
+  describe('search (ArchiveSearch L10–L80; every whole word required)', () => {
     it('finds by name: a word in all three, two words in one, none for an absent or partial word', async () => {
       const [foo, baz, bar] = await insertMany(3, (i) => ({ name: `Thing ${['foo', 'baz', 'bar'][i] as string}`, description: '' }));
       const nothing = await list('search=woo');
@@ -333,7 +333,7 @@ describe.each(cases)('$label', ({ engine, resource }) => {
       }
     });
 
-    it('lists the records of an event of any status for token holders; anonymous callers cannot name an unpublished event (issue 7)', async () => {
+    it('lists the records of an event of any status for token holders; anonymous callers cannot name an unpublished event', async () => {
       const [id] = await insertMany(1);
       const draftEvent = await event([id as number], { status: 'draft' });
       expect(ids(await list(`event=${draftEvent.id as number}`, VIEWER))).toEqual([id]);
@@ -393,7 +393,7 @@ describe.each(cases)('$label', ({ engine, resource }) => {
       await event([scheduled as number], { date_utc: wall(inDays(5)) });
       expect(ids(await list('has_events=true', VIEWER))).toEqual([published, privy, scheduled]);
       expect(ids(await list('has_events=false', VIEWER))).toEqual([drafted, pended, trashed]);
-      // Anonymous callers count only events they may read (issue 7): nothing tells them that a
+      // Anonymous callers count only events they may read: nothing tells them that a
       // private or scheduled event takes place there.
       expect(ids(await list('has_events=true'))).toEqual([published]);
       expect(ids(await list('has_events=false'))).toEqual([drafted, pended, trashed, privy, scheduled]);
@@ -484,10 +484,10 @@ describe.each(engines)('$name engine: venue search over the address fields (Venu
     expect(await search('223345')).toEqual([one._id, two._id]);
     expect(await search('texas')).toEqual([four._id]);
     expect(await search('Venue')).toEqual([four._id, one._id, three._id, two._id]);
-    // Whole words only: the reference's substring match would find both phones (design §5.8).
+    // Whole words only: the reference's substring match would find both phones.
     expect(await search('11111')).toEqual([]);
     expect(await search('1111111111')).toEqual([one._id]);
-    // The country is not a searched field (design §9.6).
+    // The country is not a searched field.
     expect(await search('kingdom')).toEqual([]);
     // Diacritics and case do not matter.
     expect(await search('ÎLE-DE-FRANCE')).toEqual([three._id]);
@@ -517,7 +517,7 @@ describe.each(engines)('$name engine: organizer search over phone, e-mail and we
     expect(await search('common.com')).toEqual([one._id, two._id]);
     expect(await search('@common.com')).toEqual([one._id, two._id]);
     expect(await search('http://one.com')).toEqual([one._id]);
-    // Whole words only (design §5.8): the reference would match two phones here.
+    // Whole words only: the reference would match two phones here.
     expect(await search('1111')).toEqual([]);
   });
 });

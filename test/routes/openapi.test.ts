@@ -22,7 +22,7 @@ type Json = Record<string, unknown>;
 type Operation = Json & { parameters?: Json[]; requestBody?: Json; responses: Record<string, Json>; security?: unknown; operationId: string; tags: string[] };
 type OpenApi = Json & { openapi: string; servers: Array<{ url: string }>; paths: Record<string, Record<string, Operation>>; components: Json & { schemas: Record<string, Json>; responses: Record<string, Json> }; tags: Array<{ name: string; description: string }> };
 
-/** Spec §4: every path and method (HEAD, Fastify's automatic twin of GET, is not documented). */
+/** every path and method (HEAD, Fastify's automatic twin of GET, is not documented). */
 const SINGLE = ['get', 'post', 'put', 'patch', 'delete'];
 const SPEC_OPERATIONS = [
   ...['/', '/doc'].map((p) => `get ${p}`),
@@ -146,7 +146,7 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
       expect(docs[root]!.servers).toEqual([{ url: `http://localhost:80${root}/${NS}` }]);
       const other = json<OpenApi>(await t.app.inject({ method: 'GET', url: `${root}/${NS}/doc`, headers: { host: 'api.example.org:8080' } }));
       expect(other.servers).toEqual([{ url: `http://api.example.org:8080${root}/${NS}` }]);
-      // Without TRUST_PROXY, forwarded headers are not believed (design §4).
+      // Without TRUST_PROXY, forwarded headers are not believed.
       const forwarded = json<OpenApi>(
         await t.app.inject({ method: 'GET', url: `${root}/${NS}/doc`, headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } }),
       );

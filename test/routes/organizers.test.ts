@@ -1,8 +1,8 @@
 /**
  * Organizers: create, validation, de-duplication (also under concurrency), read by id and slug,
  * partial update and trash — the reference's OrganizerInsertionCest, OrganizerSingleCest,
- * OrganizerSingleSlugCest, OrganizerUpdateCest and OrganizerDeletionCest (reference §11) with our
- * differences (design §5, §9). Lists are in ./linked-post-lists.test.ts.
+ * OrganizerSingleSlugCest, OrganizerUpdateCest and OrganizerDeletionCest with our
+ * differences. Lists are in ./linked-post-lists.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

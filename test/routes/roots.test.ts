@@ -1,5 +1,5 @@
 /**
- * Language roots (issue 8 item 1, design §4): `/`, `/en`, `/de` and `/fr` each serve the whole
+ * Language roots: `/`, `/en`, `/de` and `/fr` each serve the whole
  * namespace, and every API link in every response — `rest_url`, `next_rest_url`,
  * `previous_rest_url`, term `urls`, the `Link` header, the index's `_links`, `/doc`'s `servers` —
  * uses the root and host the request came in on.

@@ -1,5 +1,5 @@
 /**
- * Tags: create, read, update and delete by id (reference §2.6 a, §6.5; §11 TagInsertionCest,
+ * Tags: create, read, update and delete by id (TagInsertionCest,
  * TagUpdateCest, TagDeletionCest, SingleTagCest). Tags are flat: no `parent` member, and `parent` on a
  * write is refused with `rest_taxonomy_not_hierarchical`. Our differences as for categories: unknown
  * id → 404 `rest-tag-not-found`, slug clash on update → 409, anonymous writes → 401 first.

@@ -1,9 +1,9 @@
 /**
- * GET /categories and GET /tags (reference §3.1–3.5, §5.4; §11 CategoryArchiveCest, TagArchiveCest),
+ * GET /categories and GET /tags (the reference tests CategoryArchiveCest, TagArchiveCest),
  * on every engine and for both taxonomies. Our deliberate differences, tested as such:
  * - `include`/`exclude` items given by slug or name are resolved to their ids (the reference passes 0);
  * - `parent=0` lists the root categories (the reference refuses it);
- * - links keep every filter with its effective value (design §9.13), not the reference's bare base;
+ * - links keep every filter with its effective value, not the reference's bare base;
  * - `previous_rest_url` is present for any page > 1, even past the end;
  * - `hide_empty` and `count` consider published events only.
  */
@@ -91,7 +91,7 @@ describe.each(cases)('$name engine: GET /$taxonomy', ({ engine, taxonomy }) => {
       expect(names(items)).toEqual(['alpha', 'Bravo', 'charlie', 'Delta', 'Echo']);
       expect(headers['x-tec-total']).toBe('5');
       expect(headers['x-tec-totalpages']).toBe('1');
-      // Items are standalone terms (reference §2.6 a).
+      // Items are standalone terms (standalone shape).
       const keys = ['id', 'count', 'description', 'name', 'slug', 'taxonomy', ...(taxonomy === 'categories' ? ['parent'] : []), 'meta', 'url', 'urls'];
       for (const item of items) expect(Object.keys(item)).toEqual(keys);
     });
@@ -160,7 +160,7 @@ describe.each(cases)('$name engine: GET /$taxonomy', ({ engine, taxonomy }) => {
       expect(body.rest_url).toBe(`${collection}?page=1&per_page=50&hide_empty=false`);
     });
 
-    it('follows the links it gives, keeping every filter (design §9.13)', async () => {
+    it('follows the links it gives, keeping every filter', async () => {
       await createMany(['Foo one', 'Foo two', 'Foo three', 'Bar']);
       const first = await listOk('search=foo&per_page=2&hide_empty=false&orderby=id&order=desc');
       expect(first.body.total).toBe(3);

@@ -1,5 +1,5 @@
 /**
- * Venue coordinates over HTTP (design §6; issue "events near me", parts 1 and 2): `geo_lat` /
+ * Venue coordinates over HTTP (issue "events near me", parts 1 and 2): `geo_lat` /
  * `geo_lng` on venue writes and on new venues inside event writes, stored as a GeoJSON point,
  * returned with `geo_source`; and the offline gazetteer filling coordinates from an address, on
  * every engine.

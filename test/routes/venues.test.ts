@@ -1,7 +1,7 @@
 /**
  * Venues: create, validation, de-duplication (also under concurrency), read by id and slug, partial
  * update and trash — the reference's VenueInsertionCest, VenueSingleCest, VenueSingleSlugCest,
- * VenueUpdateCest and VenueDeletionCest (reference §11) with our differences (design §5, §6, §9).
+ * VenueUpdateCest and VenueDeletionCest with our differences.
  * Lists are in ./linked-post-lists.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,12 +55,12 @@ const SAMPLE_06_KEYS = [
   'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'slug',
   'address', 'city', 'country', 'state', 'zip', 'phone', 'website', 'stateprovince',
   'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
-  // Our extension fields: ZIP 90210 is in the offline gazetteer (issue 6), so coordinates are filled.
+  // Our extension fields: ZIP 90210 is in the offline gazetteer, so coordinates are filled.
   'geo_lat', 'geo_lng', 'geo_source',
 ];
 /** Keys of sample 31-venue-by-id.json: a single read adds json_ld before the map flags. */
 const SAMPLE_31_KEYS = [...SAMPLE_06_KEYS.slice(0, 19), 'json_ld', ...SAMPLE_06_KEYS.slice(19)];
-/** Every key a venue can have, in the reference's order, then our extension fields (design §4). */
+/** Every key a venue can have, in the reference's order, then our extension fields. */
 const ALL_KEYS = [
   'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'excerpt', 'slug', 'image',
   'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince', 'json_ld',
@@ -156,7 +156,7 @@ describe.each(engines)('$name engine: venues', (engine) => {
       const published = Date.parse(`${(body.date_utc as string).replace(' ', 'T')}Z`);
       expect(published).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
       expect(published).toBeLessThanOrEqual(Date.now());
-      // Default context: no json_ld, no Location header; and no rest_url on venues (reference §2.4).
+      // Default context: no json_ld, no Location header; and no rest_url on venues.
       expect(response.headers.location).toBeUndefined();
       // Stored as sent (description raw, not rendered).
       const stored = await t.storage.venues.findById(id);
@@ -249,7 +249,7 @@ describe.each(engines)('$name engine: venues', (engine) => {
       ['JSON false', false, false],
       ['1', 1, true],
       ['0', 0, false],
-    ] as const)('reads show_map and show_map_link given as %s (design §9.11)', async (label, value, expected) => {
+    ] as const)('reads show_map and show_map_link given as %s', async (label, value, expected) => {
       const body = await createOk({ venue: `Map flags ${label}`, show_map: value, show_map_link: value });
       expect(body.show_map).toBe(expected);
       expect(body.show_map_link).toBe(expected);
@@ -257,7 +257,7 @@ describe.each(engines)('$name engine: venues', (engine) => {
       expect(stored).toMatchObject({ showMap: expected, showMapLink: expected });
     });
 
-    it('defaults both map flags to true (reference §6.4)', async () => {
+    it('defaults both map flags to true', async () => {
       expect(await createOk({ venue: 'Default flags hall' })).toMatchObject({ show_map: true, show_map_link: true });
     });
 
@@ -374,7 +374,7 @@ describe.each(engines)('$name engine: venues', (engine) => {
     });
   });
 
-  describe('coordinates (geo_lat / geo_lng, design §6)', () => {
+  describe('coordinates (geo_lat / geo_lng)', () => {
     it('stores a point and returns geo_lat, geo_lng and geo_source after every reference field', async () => {
       const body = await createOk({ venue: 'Geo hall', city: 'Montréal', geo_lat: 45.5017, geo_lng: -73.5673 });
       expect(body).toMatchObject({ geo_lat: 45.5017, geo_lng: -73.5673, geo_source: 'provided' });
@@ -445,7 +445,7 @@ describe.each(engines)('$name engine: venues', (engine) => {
     });
   });
 
-  describe('de-duplication on create (reference §6.4)', () => {
+  describe('de-duplication on create', () => {
     it('answers a second create with the same name with 201 and the same record', async () => {
       const first = await createOk({ venue: 'A venue' });
       const second = await post({ venue: 'A venue' });
@@ -582,7 +582,7 @@ describe.each(engines)('$name engine: venues', (engine) => {
         for (const headers of [VIEWER, EDITOR]) {
           const response = await get(path, headers);
           expect(response.statusCode).toBe(200);
-          // No json_ld for an unpublished venue (reference §2.7).
+          // No json_ld for an unpublished venue.
           expect(json(response)).toEqual(draft);
         }
       }
@@ -605,7 +605,7 @@ describe.each(engines)('$name engine: venues', (engine) => {
       expect(json(await get(`/venues/${later._id}`, VIEWER))).toMatchObject({ status: 'future' });
     });
 
-    it('answers an unknown id or slug with 404 rest-venue-not-found (design §5.2), for everybody', async () => {
+    it('answers an unknown id or slug with 404 rest-venue-not-found, for everybody', async () => {
       for (const headers of [{}, EDITOR]) {
         const byId = await get('/venues/987654', headers);
         expect(byId.statusCode).toBe(404);
@@ -643,7 +643,7 @@ describe.each(engines)('$name engine: venues', (engine) => {
       const body = json(response);
       const { modified, modified_utc: modifiedUtc, ...rest } = body;
       const { modified: _m, modified_utc: _mu, ...createdRest } = created;
-      // Everything else is kept — the reference also drops stateprovince here; we do not (design §5.3).
+      // Everything else is kept — the reference also drops stateprovince here; we do not.
       expect(rest).toEqual({ ...createdRest, city: 'Loopbackville' });
       expect(modified).toMatch(WALL_CLOCK);
       expect(modifiedUtc).toMatch(WALL_CLOCK);
@@ -843,7 +843,7 @@ describe.each(engines)('$name engine: venues', (engine) => {
 });
 
 /**
- * Concurrent identical creates (issue 3 item 4): storage calls yield to the event loop (see
+ * Concurrent identical creates: storage calls yield to the event loop (see
  * ../helpers/latency.ts), so the requests below really interleave between look-up and insert.
  */
 describe.each(engines)('$name engine: concurrent venue creates (race-free de-duplication)', (engine) => {

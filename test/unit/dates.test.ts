@@ -41,7 +41,7 @@ const SAT_BEFORE_BERLIN_DST = at('2026-03-28T12:00:00Z');
 const SAT_BEFORE_NY_FALL_BACK = at('2026-10-31T16:00:00Z');
 
 describe('parseDateInput', () => {
-  describe('accepts what the reference `is_time` accepts (§5.0), as wall clocks in the given zone', () => {
+  describe('accepts what the reference `is_time` accepts, as wall clocks in the given zone', () => {
     it.each([
       // [input, timezone, now, expected wall clock in that zone, expected instant]
       ['2018-01-01', 'America/New_York', SAT_BEFORE_NY_DST, '2018-01-01 00:00:00', '2018-01-01T05:00:00Z'],

@@ -1,5 +1,5 @@
 /**
- * Event list compilation (src/query/events.ts, reference §5.1–5.2, design §4, §5.5, §9.7, §9.9):
+ * Event list compilation (src/query/events.ts):
  * paging, date bounds in inclusive and strict mode, the default window, `include`, every filter
  * clause, status, hide-from-listings and the sort — pure input → CompiledQuery tables.
  */
@@ -54,7 +54,7 @@ function dateClausesOf(result: CompiledEventList): Filter[] {
 const DEFAULT_START = '2026-06-14T00:00:00.000Z';
 const DEFAULT_END = '2028-06-15T23:59:59.000Z';
 
-describe('paging (reference §3.2–3.3)', () => {
+describe('paging', () => {
   it.each<[string, Partial<EventListInput>, number, { page: number; perPage: number; skip: number }]>([
     ['defaults: page 1, 10 per page', {}, 50, { page: 1, perPage: 10, skip: 0 }],
     ['page 2 of the default size', { page: 2 }, 50, { page: 2, perPage: 10, skip: 10 }],
@@ -89,7 +89,7 @@ describe('paging (reference §3.2–3.3)', () => {
   });
 });
 
-describe('isStrict (strict_dates, reference §5.1)', () => {
+describe('isStrict (strict_dates)', () => {
   it.each(['1', 'true', 'TRUE', 'True', 'on', 'ON', 'On', 'yes', 'YES', 'Yes'])('%j is strict', (value) => {
     expect(isStrict(value)).toBe(true);
   });
@@ -116,7 +116,7 @@ describe('dateBounds: inclusive mode (the default) rounds to whole site-time-zon
     ['ends_before → 23:59:59, no default window', { ends_before: '2018-01-02' }, { ends_before: '2018-01-02T23:59:59.000Z' }],
     ['ends_after → 23:59:59, no default window', { ends_after: '2017-12-31' }, { ends_after: '2017-12-31T23:59:59.000Z' }],
     [
-      'two relative parameters (reference §5.2 relative example)',
+      'two relative parameters',
       { ends_after: '2017-12-31', starts_before: '2018-01-02' },
       { starts_before: '2018-01-02T23:59:59.000Z', ends_after: '2017-12-31T23:59:59.000Z' },
     ],
@@ -233,7 +233,7 @@ describe('dateBounds: the default window (start ≥ 00:00 yesterday in the site 
   });
 });
 
-describe('dateBounds: a non-UTC site time zone, DST days included (design §9.7)', () => {
+describe('dateBounds: a non-UTC site time zone, DST days included', () => {
   it.each<[string, string, Partial<Record<DateParam, string | number>>, string | undefined, Partial<Record<DateParam, string>>]>([
     // New York, spring forward on 2026-03-08 (a 23-hour day): 00:00 EST → 23:59:59 EDT.
     [
@@ -373,7 +373,7 @@ describe('dateBounds: invalid dates are reported', () => {
   });
 });
 
-describe('include ignores every date filter (design §5.5)', () => {
+describe('include ignores every date filter', () => {
   it.each<[string, Partial<Record<DateParam, string>>]>([
     ['no date parameter: no default window', {}],
     ['explicit start_date and end_date', { start_date: '2030-01-01', end_date: '2030-01-02' }],
@@ -429,7 +429,7 @@ describe('compileEventList: date clauses', () => {
   });
 });
 
-/** Events of reference §5.2's examples (site time zone UTC), as [name, start, end]. */
+/** Events of the reference's date-filter examples (site time zone UTC), as [name, start, end]. */
 const EXAMPLE_EVENTS: Array<[string, string, string]> = [
   ['dec31', '2017-12-31T17:00:00Z', '2017-12-31T17:30:00Z'],
   ['jan1-16', '2018-01-01T16:00:00Z', '2018-01-01T16:30:00Z'],
@@ -461,7 +461,7 @@ function matchingExamples(result: CompiledEventList): string[] {
   ).map(([name]) => name);
 }
 
-describe('the reference examples of §5.2', () => {
+describe('the reference examples', () => {
   it.each<[string, Partial<EventListInput>, string[]]>([
     ['inclusive start_date=2018-01-01 15:00:00&end_date=2018-01-01 18:00:00 → both Jan 1 events', { dates: { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' } }, ['jan1-16', 'jan1-20']],
     [
@@ -556,7 +556,7 @@ describe('compileEventList: filter clauses', () => {
     });
   });
 
-  it('never lists events hidden from listings, not even with include (design §9.9)', () => {
+  it('never lists events hidden from listings, not even with include', () => {
     for (const overrides of [{}, { include: [1, 2] }, { statuses: ['draft'] as PostStatus[] }, { featured: true }]) {
       expect(clausesOf(compile(overrides))).toContainEqual({ hideFromListings: false });
     }

@@ -1,5 +1,5 @@
 /**
- * parseQueryString (design §9.4): the four list spellings, and keys that must stay plain data.
+ * parseQueryString: the four list spellings, and keys that must stay plain data.
  */
 import { describe, expect, it } from 'vitest';
 import { parseQueryString } from '../../src/lib/querystring.js';

@@ -1,5 +1,5 @@
 /**
- * Term list compilation (src/query/terms.ts, reference §5.4 and §3.5): the storage filter, the
+ * Term list compilation (src/query/terms.ts): the storage filter, the
  * substring search, WordPress's `orderby`/`order` rules and the in-memory sort.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * validationToApiError: Ajv errors (from the real schemas, validated the way the app does) mapped
  * to the reference's 400 shapes — `rest_missing_callback_param` with the missing names, or
- * `rest_invalid_param` with one message per bad parameter (reference §4.1).
+ * `rest_invalid_param` with one message per bad parameter.
  */
 import { type TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';

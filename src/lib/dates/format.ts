@@ -1,5 +1,5 @@
 /**
- * Dates as the reference writes them (TEC REST v1 §5.2, §9): wall clocks, ISO 8601 with the zone's
+ * Dates as the reference writes them: wall clocks, ISO 8601 with the zone's
  * offset, the split date details, and the zone abbreviations PHP prints.
  */
 import { FixedOffsetZone } from 'luxon';
@@ -130,7 +130,7 @@ const MAX_REMEMBERED_ABBRS = 500_000;
 /**
  * The zone's abbreviation at an instant, as PHP's `T` format prints it: `EST`/`EDT`, `CET`/`CEST`,
  * `AEDT`/`AEST`, `HKT`, `UTC`, `+04` for zones tzdata gives no letters (Asia/Dubai), and the zone
- * string itself for `UTC±N` zones (reference §9).
+ * string itself for `UTC±N` zones.
  */
 export function timezoneAbbr(timezone: string, at: Date): string {
   assertValidInstant(at);

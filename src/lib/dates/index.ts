@@ -1,5 +1,5 @@
 /**
- * Date and time-zone handling of the reference (TEC REST v1 §5.0 `is_time`, §5.2, §9), as pure
+ * Date and time-zone handling of the reference, as pure
  * functions, for the API and the seed CLI alike:
  * - zones.ts: which zones exist, their offsets (the one offset cache), instants ↔ wall clocks;
  * - parse.ts: dates as the API reads them (the common forms directly, the rest as PHP's strtotime);

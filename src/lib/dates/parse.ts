@@ -1,5 +1,5 @@
 /**
- * Dates as the reference reads them (`is_time`, TEC REST v1 §5.0) and interprets them for writes:
+ * Dates as the reference reads them (`is_time`) and interprets them for writes:
  * Unix timestamps, PHP `strtotime` phrases, wall clocks in the caller's zone.
  *
  * The common forms (`2026-05-01`, `2026-05-01 19:30[:00]`, `2026-05-01T19:30:00`, with or without

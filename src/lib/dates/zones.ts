@@ -375,7 +375,7 @@ export function endOfLocalDay(instant: Date, timezone: string): Date {
   return atLocalTime(instant, timezone, 23, 59, 59);
 }
 
-/** All-day events (reference §9): 00:00:00 of the start's local date to 23:59:59 of the end's local date. */
+/** All-day events: 00:00:00 of the start's local date to 23:59:59 of the end's local date. */
 export function allDayBounds(startInstant: Date, endInstant: Date, timezone: string): InstantRange {
   return { start: startOfLocalDay(startInstant, timezone), end: endOfLocalDay(endInstant, timezone) };
 }

@@ -1,6 +1,6 @@
 /**
  * The embedded engine: an in-process `Storage` with MongoDB semantics for the port's query
- * language, built from the same index definitions as the mongodb engine (design §3).
+ * language, built from the same index definitions as the mongodb engine.
  */
 import { StorageUnavailableError } from '../../errors.js';
 import {

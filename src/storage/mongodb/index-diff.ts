@@ -1,6 +1,6 @@
 /**
- * Comparing the indexes of a MongoDB database with indexes/ (the single source of index truth,
- * design §8.8), and bringing the database in line: `npm run indexes` (src/cli/indexes.ts).
+ * Comparing the indexes of a MongoDB database with indexes/ (the single source of index
+ * truth), and bringing the database in line: `npm run indexes` (src/cli/indexes.ts).
  *
  * No driver import here: the database is reached through `IndexTarget`, which ./index-sync.ts
  * implements with the driver and tests implement with a fake.

@@ -1,5 +1,5 @@
 /**
- * The MongoDB engine (design §3): the only module tree that imports `mongodb` at run time.
+ * The MongoDB engine: the only module tree that imports `mongodb` at run time.
  * Everything it returns speaks the port's types; driver errors are translated in ./errors.ts.
  */
 import { type Db, MongoClient, type MongoClientOptions, MongoServerError } from 'mongodb';
