@@ -6,11 +6,12 @@
  * computed here independently (3-D unit vectors and atan2, not the service's haversine) on the
  * mean Earth radius, then rounded to 2 decimals.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { MESSAGES } from '../../src/i18n/index.js';
 import { API, EDITOR, NS, type TestApp, VIEWER, createEventOk, json, openTestApp } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
+import { sharedTestApp } from '../helpers/shared-app.js';
 
 const { engines } = await enginesUnderTest();
 
@@ -399,12 +400,11 @@ describe.each(engines)('$name engine: GET /events near a point (Berlin and beyon
 describe.each(engines)('$name engine: orderby=distance ties and paging', (engine) => {
   let t: TestApp;
   const { list, listOk, idsOf } = clientFor(() => t.app);
+  const shared = sharedTestApp(engine);
   beforeEach(async () => {
-    t = await openTestApp(engine);
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
 
   it('interleaves the events of venues at the same coordinates by start date, then id', async () => {
     const marienplatz: LatLng = [48.1374, 11.5755];

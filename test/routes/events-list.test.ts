@@ -8,9 +8,10 @@
  * Every test opens its own app on a fresh store: a list sees every event of the store.
  */
 import { type LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { API, EDITOR, type TestApp, createEventOk, json, openTestApp } from '../helpers/app.js';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { API, EDITOR, type TestApp, createEventOk, json } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
+import { sharedTestApp } from '../helpers/shared-app.js';
 
 const { engines } = await enginesUnderTest();
 
@@ -59,12 +60,11 @@ function withoutPage(pairs: Array<[string, string]>): Array<[string, string]> {
 
 describe.each(engines)('$name engine: GET /events', (engine) => {
   let t: TestApp;
+  const shared = sharedTestApp(engine);
   beforeEach(async () => {
-    t = await openTestApp(engine);
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
 
   const list = (query = '', headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'GET', url: `${API}/events${query === '' ? '' : `?${query}`}`, headers });
@@ -659,12 +659,11 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
 
 describe.each(engines)('$name engine: GET /events with SITE_TIMEZONE America/New_York', (engine) => {
   let t: TestApp;
+  const shared = sharedTestApp(engine, { SITE_TIMEZONE: 'America/New_York' });
   beforeEach(async () => {
-    t = await openTestApp(engine, { SITE_TIMEZONE: 'America/New_York' });
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
 
   const listOk = async (query: string): Promise<ListBody> => {
     const response: LightMyRequestResponse = await t.app.inject({ method: 'GET', url: `${API}/events?${query}` });
