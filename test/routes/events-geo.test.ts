@@ -12,6 +12,7 @@ import { MESSAGES } from '../../src/i18n/index.js';
 import { API, EDITOR, NS, type TestApp, VIEWER, createEventOk, json, openTestApp } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 import { sharedTestApp } from '../helpers/shared-app.js';
+import { angleViaVectors } from '../helpers/sphere.js';
 
 const { engines } = await enginesUnderTest();
 
@@ -33,15 +34,8 @@ const DAY = 24 * HOUR;
 const MEAN_EARTH_RADIUS_KM = 6371.0088;
 const KM_PER_MILE = 1.609344;
 
-/** Great-circle distance in km from 3-D unit vectors (independent of the service's haversine). */
-function greatCircleKm([lat1, lng1]: LatLng, [lat2, lng2]: LatLng): number {
-  const rad = Math.PI / 180;
-  const v = (lat: number, lng: number) => [Math.cos(lat * rad) * Math.cos(lng * rad), Math.cos(lat * rad) * Math.sin(lng * rad), Math.sin(lat * rad)];
-  const [ax, ay, az] = v(lat1, lng1) as [number, number, number];
-  const [bx, by, bz] = v(lat2, lng2) as [number, number, number];
-  const cross = Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx);
-  return Math.atan2(cross, ax * bx + ay * by + az * bz) * MEAN_EARTH_RADIUS_KM;
-}
+/** Great-circle distance in km (independent of the service's haversine). */
+const greatCircleKm = ([lat1, lng1]: LatLng, [lat2, lng2]: LatLng): number => angleViaVectors([lng1, lat1], [lng2, lat2]) * MEAN_EARTH_RADIUS_KM;
 const round2 = (value: number) => Math.round(value * 100) / 100;
 const expectedDistance = (from: LatLng, to: LatLng, unit: 'km' | 'mi') =>
   round2(unit === 'km' ? greatCircleKm(from, to) : greatCircleKm(from, to) / KM_PER_MILE);

@@ -503,13 +503,16 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
 
     it('orders by end_date, date, modified and id, ascending or descending', async () => {
       const now = Date.now();
+      // The services' clock, moved on by the test: each modification a second after the last.
+      let clock = now;
+      t = await shared.fresh({ now: () => new Date(clock) });
       const a = await add({ start_date: utcWall(now + 3 * DAY), end_date: utcWall(now + 3 * DAY + HOUR), date: '2020-01-03 10:00:00' });
       const b = await add({ start_date: utcWall(now + DAY), end_date: utcWall(now + 5 * DAY), date: '2020-01-01 10:00:00' });
       const c = await add({ start_date: utcWall(now + 2 * DAY), end_date: utcWall(now + 2 * DAY + HOUR), date: '2020-01-04 10:00:00' });
       const d = await add({ start_date: utcWall(now + DAY), end_date: utcWall(now + DAY + HOUR), date: '2020-01-02 10:00:00' });
       // Modified: c, then a (later than every creation).
       for (const id of [c, a]) {
-        await new Promise((resolve) => setTimeout(resolve, 15));
+        clock += 1000;
         const response = await t.app.inject({ method: 'PATCH', url: `${API}/events/${id}`, headers: EDITOR, payload: { excerpt: 'Changed' } });
         expect(response.statusCode).toBe(200);
       }
