@@ -637,14 +637,15 @@ describe.each(engines)('$name engine: access rules', (engine) => {
   });
 
   describe('CORS', () => {
-    const opened: TestApp[] = [];
+    // One app per configuration: no test here changes what another one is answered.
+    const opened = new Map<string, Promise<TestApp>>();
     afterAll(async () => {
-      for (const app of opened) await app.close();
+      for (const app of opened.values()) await (await app).close();
     });
-    const open = async (env: Record<string, string>) => {
-      const app = await openTestApp(engine, env);
-      opened.push(app);
-      return app;
+    const open = (env: Record<string, string>) => {
+      const key = JSON.stringify(env);
+      if (!opened.has(key)) opened.set(key, openTestApp(engine, env));
+      return opened.get(key)!;
     };
     const preflight = (t: TestApp, origin: string, url = `${API}/events`) =>
       t.app.inject({
@@ -670,6 +671,13 @@ describe.each(engines)('$name engine: access rules', (engine) => {
       expect(actual.headers['access-control-allow-origin']).toBe('https://app.example');
       expect(list(actual.headers['access-control-expose-headers'])).toEqual(expect.arrayContaining(['x-tec-total', 'x-tec-totalpages', 'link']));
       expect(actual.headers['x-tec-total']).toBe('1');
+      // An OPTIONS that is not a preflight (no origin, or no requested method) has no route.
+      for (const headers of [{}, { origin: 'https://app.example' }]) {
+        const plain = await t.app.inject({ method: 'OPTIONS', url: `${API}/events/1`, headers });
+        expect(plain.statusCode).toBe(404);
+        expect(json(plain)).toMatchObject({ code: 'rest_no_route', data: { status: 404 } });
+        expect(corsHeaders(plain)).toEqual([]);
+      }
     });
 
     it('gives another origin no grant', async () => {
@@ -777,8 +785,11 @@ describe.each(engines)('$name engine: refused writes store nothing', (engine) =>
     try {
       const before = await countAll(t.storage);
       for (const [path, payload] of [['events', makeEventInput()], ['venues', { venue: 'Nope' }], ['organizers', { organizer: 'Nope' }], ['categories', { name: 'Nope' }], ['tags', { name: 'Nope' }]] as const) {
-        expect((await t.app.inject({ method: 'POST', url: `${API}/${path}`, payload })).statusCode).toBe(401);
-        expect((await t.app.inject({ method: 'POST', url: `${API}/${path}`, headers: VIEWER, payload })).statusCode).toBe(403);
+        for (const [headers, status] of [[{}, 401], [VIEWER, 403]] as const) {
+          const response = await t.app.inject({ method: 'POST', url: `${API}/${path}`, headers, payload });
+          expect(response.statusCode, path).toBe(status);
+          expect(json(response), path).toEqual({ code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status } });
+        }
       }
       expect(await countAll(t.storage)).toEqual(before);
     } finally {
