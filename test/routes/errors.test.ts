@@ -24,9 +24,9 @@ import {
   makeEventInput,
   openTestApp,
 } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const FORBIDDEN = { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.' };
 

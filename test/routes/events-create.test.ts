@@ -18,9 +18,9 @@ import {
   makeEventInput,
   openTestApp,
 } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 /** Keys of sample 12-create-event-minimal.json, in order. */
 const SAMPLE_12_KEYS = [

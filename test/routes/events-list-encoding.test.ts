@@ -10,9 +10,9 @@ import { EventListResponseSchema } from '../../src/schemas/events.js';
 import { bodySlabsAllocated } from '../../src/serialize/list.js';
 import { seedIfEmpty } from '../../src/services/seed.js';
 import { API, EDITOR, type TestApp, openTestApp } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const schemaSerializer = fastJsonStringify(EventListResponseSchema);
 

@@ -9,10 +9,10 @@
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { API, EDITOR, type TestApp, VIEWER, createEventOk, insertVenue, json } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 import { sharedTestApp } from '../helpers/shared-app.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const BASE = `http://localhost:80${API}`;
 const TAXONOMIES = ['categories', 'tags'] as const;

@@ -7,10 +7,10 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { type LightMyRequestResponse } from 'fastify';
 import { API, EDITOR, type TestApp, countAll, createEvent, createEventOk, json, openTestApp, snapshot } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 import { sharedTestApp } from '../helpers/shared-app.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 type Body = Record<string, unknown>;
 type ErrorBody = { code: string; message: string; data: { status: number; params?: Record<string, string> } };
