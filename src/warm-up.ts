@@ -25,7 +25,7 @@
  */
 import { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type InjectOptions } from 'fastify';
 import { type Config } from './config.js';
-import { NAMESPACE } from './routes/context.js';
+import { NAMESPACE } from './routes/roots.js';
 
 /**
  * The socket address of the warm-up's requests. Not an IP address, so no TCP connection has it:

@@ -3,7 +3,6 @@ import { type SerializeCaches } from '../serialize/caches.js';
 import { contextKey, type SerializeContext } from '../serialize/context.js';
 import { NAMESPACE, rootOf } from './roots.js';
 
-export { NAMESPACE };
 
 export interface ApiRouteOptions {
   siteTimezone: string;

@@ -7,7 +7,8 @@ import { type ApiDocs } from '../docs/api-docs.js';
 import { ApiError } from '../errors.js';
 import { ErrorResponses } from '../schemas/common.js';
 import { IndexQuerySchema, NamespaceIndexSchema, OpenApiDocumentSchema } from '../schemas/discovery.js';
-import { type ApiRouteOptions, NAMESPACE } from './context.js';
+import { type ApiRouteOptions } from './context.js';
+import { NAMESPACE } from './roots.js';
 
 export interface DiscoveryRoutesOptions extends ApiRouteOptions {
   docs: ApiDocs;
