@@ -10,6 +10,7 @@ import { appLogging } from './logger.js';
 import { ApiError, NoRouteError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
+import { installHostCheck } from './plugins/hosts.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installRateLimit, rateLimitsOf } from './plugins/rate-limit.js';
 import { clientErrorHandler, installErrorHandling, replyWithRouterError } from './plugins/error-handler.js';
@@ -58,6 +59,16 @@ export function findOperatorKey(value: unknown, path: string[] = [], depth = 0):
   return null;
 }
 
+/**
+ * Where the links of a request naming a host that is not allowed point: PUBLIC_URL's origin, else
+ * the first allowed host on the listening port.
+ */
+function fallbackOrigin(config: Config): string {
+  if (config.publicUrl !== null) return new URL(config.publicUrl).origin;
+  const first = config.allowedHosts === '*' ? 'localhost' : (config.allowedHosts[0] ?? 'localhost');
+  return `http://${first}:${config.port}`;
+}
+
 export function buildApp({ config, storage: rawStorage, logger, now }: AppOptions): FastifyInstance {
   // Reliability: every storage call has a deadline (STORAGE_TIMEOUT_MS) → 503, never a hang.
   const storage = withStorageDeadline(rawStorage, config.storageTimeoutMs);
@@ -94,6 +105,8 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
 
   installValidation(app);
   installErrorHandling(app);
+  // First of the hooks: a malformed host is refused before anything is counted or looked up.
+  installHostCheck(app, { allowedHosts: config.allowedHosts, fallbackOrigin: fallbackOrigin(config) });
   // Rate limiting before authentication: a request refused for its credentials is counted too.
   const rateLimits = rateLimitsOf(config);
   installRateLimit(app, rateLimits, config.apiTokens);

@@ -10,6 +10,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { Ajv } from 'ajv';
 import envSchema from 'env-schema';
 import { IANAZone } from 'luxon';
+import { type AllowedHosts, parseHost } from './lib/hosts.js';
 
 export const ROLES = ['editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -72,6 +73,8 @@ export interface Config {
    * directory); null keeps it in memory only. `npm start` sets ./data.
    */
   dataDir: string | null;
+  /** ALLOWED_HOSTS: the hosts a response's links may name (src/lib/hosts.ts); `'*'` trusts every host. */
+  allowedHosts: AllowedHosts;
   /** SERIALIZATION_ARENA_MB: the arena of encoded events, per app (src/serialize/caches.ts); 0 = off. */
   serializationArenaMb: number;
   /** SERIALIZATION_MEMO_ENTRIES: documents each serialization memo keeps, per app; 0 = off. */
@@ -142,6 +145,14 @@ export const ConfigSchema = Type.Object(
       '`pretty` (human-readable lines), `json` (one JSON object a line), or `auto`: pretty when stdout is a terminal, JSON otherwise',
     ),
     TRUST_PROXY: Type.Boolean({ default: false, description: 'Honour `X-Forwarded-*` for links' }),
+    ALLOWED_HOSTS: Type.Optional(
+      Type.String({
+        docDefault: '`localhost`, `127.0.0.1`, `[::1]` and the hosts of `HOST` and `PUBLIC_URL`',
+        docValues: 'host names, comma-separated, or `*`',
+        description:
+          "Hosts (any port) whose name a response's links may carry when a request names them in `Host` (or `X-Forwarded-Host` with `TRUST_PROXY`); a request naming another host gets the links of `PUBLIC_URL`, else of the first allowed host. `*` trusts every host: only behind a proxy that sets the host itself",
+      }),
+    ),
     CORS_ORIGINS: Type.Optional(
       Type.String({ docDefault: '— (no CORS)', docValues: 'http(s) origins, comma-separated, or `*`', description: 'Origins allowed to call the API from a browser' }),
     ),
@@ -308,6 +319,30 @@ function parseUrl(name: string, raw: string | undefined): string | null {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** Loopback names: a local client may always have links naming the host it called. */
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+/** HOST values that name every interface rather than a host a client could call. */
+const WILDCARD_ADDRESSES = new Set(['0.0.0.0', '::', '[::]']);
+
+/** ALLOWED_HOSTS as given (host names, any case, no port), or its default. */
+function allowedHostsOf(raw: string | undefined, host: string, publicUrl: string | null): AllowedHosts {
+  if (raw?.trim() === '*') return '*';
+  const names: string[] = [];
+  const add = (name: string, variable: string) => {
+    const parsed = parseHost(name);
+    if (parsed === null || parsed.port !== '') throw new ConfigError(variable, `must be host names without a port, comma-separated, or * (got "${name}")`);
+    if (!names.includes(parsed.hostname)) names.push(parsed.hostname);
+  };
+  if (raw !== undefined) {
+    for (const name of raw.split(',').map((n) => n.trim()).filter(Boolean)) add(name, 'ALLOWED_HOSTS');
+    return Object.freeze(names);
+  }
+  for (const name of LOOPBACK_HOSTS) add(name, 'ALLOWED_HOSTS');
+  if (!WILDCARD_ADDRESSES.has(host)) add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host, 'HOST');
+  if (publicUrl !== null) names.push(...[new URL(publicUrl).hostname].filter((n) => !names.includes(n)));
+  return Object.freeze(names);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const data = settingsIn(env);
   let s: Settings;
@@ -331,10 +366,11 @@ export function loadConfig(env: Env = process.env): Config {
     if (origin !== '*') parseUrl('CORS_ORIGINS', origin);
   }
 
+  const publicUrl = parseUrl('PUBLIC_URL', s.PUBLIC_URL);
   return Object.freeze({
     port: s.PORT,
     host: s.HOST,
-    publicUrl: parseUrl('PUBLIC_URL', s.PUBLIC_URL),
+    publicUrl,
     storage: s.STORAGE,
     mongodbUri,
     mongodbDb: s.MONGODB_DB,
@@ -357,6 +393,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitTokenReads: s.RATE_LIMIT_TOKEN_READS,
     rateLimitTokenWrites: s.RATE_LIMIT_TOKEN_WRITES,
     dataDir: s.DATA_DIR ?? null,
+    allowedHosts: allowedHostsOf(s.ALLOWED_HOSTS, s.HOST, publicUrl),
     serializationArenaMb: s.SERIALIZATION_ARENA_MB,
     serializationMemoEntries: s.SERIALIZATION_MEMO_ENTRIES,
   });

@@ -50,7 +50,7 @@ export function createApiDocs(options: ApiDocsOptions): ApiDocs {
   const { catalog, namespace } = options;
   const routes = () => (options.geolocation ? catalog.routes() : catalog.routes().map(withoutGeolocation));
   const documents = new Map<Language, ReturnType<typeof buildOpenApiDocument>>();
-  const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+  const origin = (request: FastifyRequest) => request.linkOrigin;
   const apiBase = (request: FastifyRequest) => `${origin(request)}${rootOf(request)}/${namespace}`;
   const uiUrl = (request: FastifyRequest) => `${origin(request)}${uiPrefix(rootOf(request))}/`;
 
