@@ -1,5 +1,5 @@
 /**
- * The API reference for people (issue 8): Swagger UI at `<root>/docs` for every root, served from
+ * The API reference for people: Swagger UI at `<root>/docs` for every root, served from
  * the installed packages (no CDN, works offline). It shows the root's own OpenAPI document, whose
  * server is the namespace base the page was loaded from, so "Try it out" calls this very server
  * under the same root.

@@ -1,5 +1,5 @@
 /**
- * Per-caller rate limits (issue 7): reads and writes are counted separately, per minute.
+ * Per-caller rate limits: reads and writes are counted separately, per minute.
  *
  * - A request carrying a valid API token is counted against that token, with the token limits
  *   (RATE_LIMIT_TOKEN_READS / RATE_LIMIT_TOKEN_WRITES), wherever it comes from: an editor's sync

@@ -39,7 +39,7 @@ export function passwordMatches(stored: string, presented: string | undefined): 
 /**
  * Whether an event may be used as a list parameter (`event`, `post`, `post_parent`) by this caller:
  * anonymous callers may only name published, unprotected events, so a list cannot reveal anything
- * about an event they could not read (issue 7). Others are treated as not existing.
+ * about an event they could not read. Others are treated as not existing.
  */
 export function eventUsableBy(doc: { status: PostStatus; dateUtc: Date; password: string | null } | null, caller: Caller | null, now: Date): boolean {
   if (doc === null) return false;

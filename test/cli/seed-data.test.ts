@@ -1,5 +1,5 @@
 /**
- * The seed calendar in seeds/ (issue 9.1): valid against the API's own schemas, as large and varied
+ * The seed calendar in seeds/: valid against the API's own schemas, as large and varied
  * as promised, and loaded by start-up seeding into an empty store, fast.
  */
 import { readFileSync } from 'node:fs';

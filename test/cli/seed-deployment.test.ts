@@ -1,5 +1,5 @@
 /**
- * Deployment files (issue 9.5), checked statically: no Docker engine is needed (nor usually
+ * Deployment files, checked statically: no Docker engine is needed (nor usually
  * available to the test run). The Dockerfile is parsed into instructions, compose.yaml with a YAML
  * parser; each requirement is an assertion.
  */

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (`GET /{ns}/doc`, issue 8 item 3): a valid OpenAPI 3.1 document under every
+ * The OpenAPI document (`GET /{ns}/doc`): a valid OpenAPI 3.1 document under every
  * root, generated from the route schemas; identical paths, methods, parameters and schemas under
  * /en and /de, descriptions and tag names in each root's language; `servers[0].url` = the namespace
  * base of the request; the bearer scheme on writes and on nothing else; one Error schema behind
