@@ -392,4 +392,14 @@ describe('durable storage: one process per directory', () => {
     await taken.close();
     await expect(stat(join(dir, 'lock'))).rejects.toThrow(/ENOENT/);
   });
+
+  it("takes over a lock naming this process's pid that this process does not hold (a container's pid 1 after an unclean stop)", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'lock'), `${process.pid}\n`);
+    const storage = await openTracked(dir);
+    // Held now: a second open in this process is refused.
+    await expect(open(dir)).rejects.toBeInstanceOf(DataDirectoryLockedError);
+    await storage.close();
+    await expect(stat(join(dir, 'lock'))).rejects.toThrow(/ENOENT/);
+  });
 });
