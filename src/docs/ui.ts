@@ -42,6 +42,16 @@ export function installDocsUi(app: FastifyInstance, { roots, docs }: { roots: re
   // scope: the plugin decorates its instance and must not clash.
   for (const root of roots) {
     void app.register(async (scope) => {
+      // The plugin's `/json` and `/yaml` routes would write the document on every request: they
+      // are answered here, before it, with the text written once (src/docs/api-docs.ts).
+      const documentUrls = new Map<string, { format: 'json' | 'yaml'; type: string }>([
+        [`${uiPrefix(root)}/json`, { format: 'json', type: 'application/json; charset=utf-8' }],
+        [`${uiPrefix(root)}/yaml`, { format: 'yaml', type: 'application/x-yaml' }],
+      ]);
+      scope.addHook('onRequest', async (request, reply) => {
+        const document = documentUrls.get(request.routeOptions.url ?? '');
+        if (document !== undefined) return reply.type(document.type).send(docs.openapiText(request, document.format));
+      });
       await scope.register(swaggerUi, {
         routePrefix: uiPrefix(root),
         staticCSP: CSP,

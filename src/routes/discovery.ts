@@ -26,5 +26,9 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryRoutesOptions> 
     return docs.index(request, request.query.context ?? 'view');
   });
 
-  app.get('/doc', { schema: { response: { 200: OpenApiDocumentSchema, ...ErrorResponses } } }, async (request) => docs.openapi(request));
+  // The document's text is written once per language and server URL (src/docs/api-docs.ts); the
+  // response schema still documents it.
+  app.get('/doc', { schema: { response: { 200: OpenApiDocumentSchema, ...ErrorResponses } } }, async (request, reply) =>
+    reply.type('application/json; charset=utf-8').send(docs.openapiText(request, 'json') as never),
+  );
 };

@@ -10,6 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { MESSAGES } from '../../src/i18n/index.js';
 import { EDITOR, EDITOR_TOKEN, type TestApp, VIEWER, json, NS, openTestApp, ROOTS } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
@@ -151,6 +152,16 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
         await t.app.inject({ method: 'GET', url: `${root}/${NS}/doc`, headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } }),
       );
       expect(forwarded.servers[0]?.url).toBe(`http://localhost:80${root}/${NS}`);
+    });
+
+    it('is the same document at /doc, /docs/json and /docs/yaml', async () => {
+      const yaml = await t.app.inject({ method: 'GET', url: `${root}/docs/yaml` });
+      expect(yaml.statusCode).toBe(200);
+      expect(yaml.headers['content-type']).toMatch(/^application\/x-yaml/);
+      const asJson = await t.app.inject({ method: 'GET', url: `${root}/docs/json` });
+      expect(asJson.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(parseYaml(yaml.body)).toEqual(docs[root]);
+      expect(json(asJson)).toEqual(docs[root]);
     });
 
     it(`is described in ${language}: every text comes from src/i18n/${language}.json`, () => {
