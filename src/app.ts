@@ -180,7 +180,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     onSweepError: (error) => app.log.warn({ err: error }, 'idempotency: sweeping expired records failed'),
   });
   installIdempotency(app, idempotency);
-  app.register(healthRoutes, { storage });
+  app.register(healthRoutes, { storage, details: config.healthDetails });
   // Discovery and documentation: the index, /doc and the UI are built from the routes
   // as registered, collected before any of them is registered.
   const catalog = installRouteCatalog(app, { namespace: NAMESPACE });

@@ -73,6 +73,8 @@ export interface Config {
    * directory); null keeps it in memory only. `npm start` sets ./data.
    */
   dataDir: string | null;
+  /** HEALTH_DETAILS: `/health/ready` says why the engine was chosen to anonymous callers too. */
+  healthDetails: boolean;
   /** ALLOWED_HOSTS: the hosts a response's links may name (src/lib/hosts.ts); `'*'` trusts every host. */
   allowedHosts: AllowedHosts;
   /** SERIALIZATION_ARENA_MB: the arena of encoded events, per app (src/serialize/caches.ts); 0 = off. */
@@ -144,6 +146,11 @@ export const ConfigSchema = Type.Object(
       'auto',
       '`pretty` (human-readable lines), `json` (one JSON object a line), or `auto`: pretty when stdout is a terminal, JSON otherwise',
     ),
+    HEALTH_DETAILS: Type.Boolean({
+      default: false,
+      description:
+        '`/health/ready` tells anonymous callers why the engine was chosen (it names the data directory or the `mongod` binary); otherwise only callers with a token see it',
+    }),
     TRUST_PROXY: Type.Boolean({ default: false, description: 'Honour `X-Forwarded-*` for links' }),
     ALLOWED_HOSTS: Type.Optional(
       Type.String({
@@ -393,6 +400,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitTokenReads: s.RATE_LIMIT_TOKEN_READS,
     rateLimitTokenWrites: s.RATE_LIMIT_TOKEN_WRITES,
     dataDir: s.DATA_DIR ?? null,
+    healthDetails: s.HEALTH_DETAILS,
     allowedHosts: allowedHostsOf(s.ALLOWED_HOSTS, s.HOST, publicUrl),
     serializationArenaMb: s.SERIALIZATION_ARENA_MB,
     serializationMemoEntries: s.SERIALIZATION_MEMO_ENTRIES,

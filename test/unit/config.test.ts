@@ -49,6 +49,7 @@ describe('loadConfig', () => {
       dataDir: null,
       serializationArenaMb: 64,
       serializationMemoEntries: 25_000,
+      healthDetails: false,
       allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
     });
     expect(Object.isFrozen(config)).toBe(true);
