@@ -11,7 +11,7 @@ import { searchTermsOf } from '../../lib/text.js';
 import { InvalidParamsError } from '../../errors.js';
 import { type EventCreate, type EventPatchById } from '../../schemas/events.js';
 import { type EventDoc } from '../../storage/port.js';
-import { type Caller } from '../access.js';
+import { type Caller, scheduleIfFuture } from '../access.js';
 import { type ParamErrors, resolveImage, resolveWebsite, toBool, toId } from '../input.js';
 
 /** Input of a write: a create body, or a patch (which may carry a password on id routes). */
@@ -114,10 +114,7 @@ export function completeResolved(
 
   if (!errors.empty) throw new InvalidParamsError(errors.params);
 
-  // A publication date in the future schedules the post, as WordPress does.
-  const status = set.status ?? current?.status ?? 'publish';
-  const when = set.dateUtc ?? current?.dateUtc ?? at;
-  if (status === 'publish' && when.getTime() > at.getTime()) set.status = 'future';
+  scheduleIfFuture(set, current, at);
 
   if (input.title !== undefined || input.description !== undefined || input.excerpt !== undefined) {
     set.searchTerms = searchTermsOf(
