@@ -10,7 +10,7 @@ import { type Caller } from '../access.js';
 import { ParamErrors, termItems, toId } from '../input.js';
 import { completeResolved, newEventDoc, resolveFields } from './fields.js';
 import { type EventLinkResolver, isEmptyLink, isNoParent, organizerItems, unlinksVenue, venueItem } from './links.js';
-import { type EventWrites, SLUG_INDEX } from './writes.js';
+import { type EventWrites, insertWithUniqueSlug, SLUG_INDEX } from './writes.js';
 
 /** Ids of linked records known to exist, read for a batch of creates. */
 type KnownIds = Record<'venues' | 'organizers' | 'categories' | 'tags' | 'events', Set<number>>;
@@ -19,7 +19,8 @@ export interface EventBulkDeps {
   storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
   siteTimezone: string;
   links: EventLinkResolver;
-  writes: Pick<EventWrites, 'insertWithUniqueSlug' | 'termsChanged'>;
+  /** Term counts include the new events: told once for the batch. */
+  writes: Pick<EventWrites, 'termsChanged'>;
   now: () => Date;
 }
 
@@ -150,7 +151,7 @@ export function createEventBulk({ storage, siteTimezone, links: linker, writes, 
       const doc = docs[k]!;
       const error = failed.get(k);
       if (error !== undefined && error.index !== SLUG_INDEX) throw error;
-      results[positions[k]!] = error === undefined ? doc : await writes.insertWithUniqueSlug(doc, 2);
+      results[positions[k]!] = error === undefined ? doc : await insertWithUniqueSlug(storage.events, doc, 2);
     }
     if (docs.length > 0) writes.termsChanged();
     return results;

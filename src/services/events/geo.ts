@@ -7,12 +7,12 @@ import { DEFAULT_RADIUS, type DistanceUnit, toRadians } from '../../query/geo.js
 import { boundedDistinct, boundedIds } from '../../query/id-lists.js';
 import { NON_TRASH_STATUSES, statusFilter } from '../../query/status.js';
 import { type EventListQuery } from '../../schemas/events.js';
-import { type EventDoc, type Filter, type NearHit, type Storage } from '../../storage/port.js';
+import { type Collection, type EventDoc, type Filter, type NearHit, type Storage } from '../../storage/port.js';
 import { type Caller } from '../access.js';
 import { type ParamErrors, toBool } from '../input.js';
 
 export interface EventGeoDeps {
-  storage: Pick<Storage, 'events' | 'venues'>;
+  storage: Pick<Storage, 'venues'>;
   /** GEOLOC_ENABLED: without it the geolocation parameters have no effect. */
   geolocEnabled: boolean;
   now: () => Date;
@@ -75,65 +75,65 @@ export function createEventGeo({ storage, geolocEnabled, now }: EventGeoDeps) {
     return off;
   }
 
-  /**
-   * Events ordered by their venue's distance, then start, then id, without loading every match:
-   * one facet count per venue, then only the events of the venues that cover the requested page
-   * are read, in one query. `nearClause` is the filter's `venueId $in <every venue in the circle>`:
-   * it selects the events to count, but the page read names its own venues, so it is left out there
-   * (hundreds of index runs per read otherwise).
-   */
-  async function distancePage(filter: Filter, nearClause: Filter, hits: NearHit[], paging: { skip: number; perPage: number }, direction: 1 | -1): Promise<DistancePage> {
-    const counts = new Map((await storage.events.countValues('venueId', filter)).map((r) => [r.value as number, r.count]));
-    // Venues at exactly the same distance form one group, so their events interleave by start date.
-    const groups: Array<{ ids: number[]; distance: number; count: number }> = [];
-    for (const hit of hits) {
-      const count = counts.get(hit._id) ?? 0;
-      if (count === 0) continue;
-      const last = groups[groups.length - 1];
-      if (last && last.distance === hit.distance) {
-        last.ids.push(hit._id);
-        last.count += count;
-      } else groups.push({ ids: [hit._id], distance: hit.distance, count });
-    }
-    if (direction === -1) groups.reverse();
-    const total = groups.reduce((sum, g) => sum + g.count, 0);
-    // The groups the page covers, and how many of the first one's events come before the page.
-    const covering: typeof groups = [];
-    let skipInFirst = 0;
-    let offset = 0;
-    for (const group of groups) {
-      if (offset >= paging.skip + paging.perPage) break;
-      if (offset + group.count > paging.skip) {
-        if (covering.length === 0) skipInFirst = paging.skip - offset;
-        covering.push(group);
-      }
-      offset += group.count;
-    }
-    if (covering.length === 0) return { items: [], total };
-    // Their events in one read (a page of events a few hundred metres apart spans many venues with
-    // an event or two each), then ordered group by group by start date as the index would.
-    // Appended to the top-level $and, not nested: with `search`, the $text clause must stay
-    // directly inside the top-level $and (the embedded engine refuses it any deeper).
-    const topLevel = (filter.$and !== undefined && Object.keys(filter).length === 1 ? filter.$and : [filter]).filter((clause) => clause !== nearClause);
-    const docs = await storage.events.find({ filter: { $and: [...topLevel, { venueId: { $in: covering.flatMap((g) => g.ids) } }] } });
-    const byVenue = new Map<number | null, EventDoc[]>();
-    for (const doc of docs) {
-      const list = byVenue.get(doc.venueId);
-      if (list === undefined) byVenue.set(doc.venueId, [doc]);
-      else list.push(doc);
-    }
-    const byStart = (a: EventDoc, b: EventDoc) => direction * (a.startUtc.getTime() - b.startUtc.getTime() || a._id - b._id);
-    const items: Array<{ doc: EventDoc; distance: number }> = [];
-    covering.forEach((group, k) => {
-      const ordered = group.ids.flatMap((id) => byVenue.get(id) ?? []).sort(byStart);
-      for (const doc of k === 0 ? ordered.slice(skipInFirst) : ordered) {
-        if (items.length < paging.perPage) items.push({ doc, distance: group.distance });
-      }
-    });
-    return { items, total };
-  }
-
-  return { resolveGeo, distancePage };
+  return { resolveGeo };
 }
 
 export type EventGeo = ReturnType<typeof createEventGeo>;
+
+/**
+ * Events ordered by their venue's distance, then start, then id, without loading every match:
+ * one facet count per venue, then only the events of the venues that cover the requested page
+ * are read, in one query. `nearClause` is the filter's `venueId $in <every venue in the circle>`:
+ * it selects the events to count, but the page read names its own venues, so it is left out there
+ * (hundreds of index runs per read otherwise).
+ */
+export async function distancePage(events: Collection<EventDoc>, filter: Filter, nearClause: Filter, hits: NearHit[], paging: { skip: number; perPage: number }, direction: 1 | -1): Promise<DistancePage> {
+  const counts = new Map((await events.countValues('venueId', filter)).map((r) => [r.value as number, r.count]));
+  // Venues at exactly the same distance form one group, so their events interleave by start date.
+  const groups: Array<{ ids: number[]; distance: number; count: number }> = [];
+  for (const hit of hits) {
+    const count = counts.get(hit._id) ?? 0;
+    if (count === 0) continue;
+    const last = groups[groups.length - 1];
+    if (last && last.distance === hit.distance) {
+      last.ids.push(hit._id);
+      last.count += count;
+    } else groups.push({ ids: [hit._id], distance: hit.distance, count });
+  }
+  if (direction === -1) groups.reverse();
+  const total = groups.reduce((sum, g) => sum + g.count, 0);
+  // The groups the page covers, and how many of the first one's events come before the page.
+  const covering: typeof groups = [];
+  let skipInFirst = 0;
+  let offset = 0;
+  for (const group of groups) {
+    if (offset >= paging.skip + paging.perPage) break;
+    if (offset + group.count > paging.skip) {
+      if (covering.length === 0) skipInFirst = paging.skip - offset;
+      covering.push(group);
+    }
+    offset += group.count;
+  }
+  if (covering.length === 0) return { items: [], total };
+  // Their events in one read (a page of events a few hundred metres apart spans many venues with
+  // an event or two each), then ordered group by group by start date as the index would.
+  // Appended to the top-level $and, not nested: with `search`, the $text clause must stay
+  // directly inside the top-level $and (the embedded engine refuses it any deeper).
+  const topLevel = (filter.$and !== undefined && Object.keys(filter).length === 1 ? filter.$and : [filter]).filter((clause) => clause !== nearClause);
+  const docs = await events.find({ filter: { $and: [...topLevel, { venueId: { $in: covering.flatMap((g) => g.ids) } }] } });
+  const byVenue = new Map<number | null, EventDoc[]>();
+  for (const doc of docs) {
+    const list = byVenue.get(doc.venueId);
+    if (list === undefined) byVenue.set(doc.venueId, [doc]);
+    else list.push(doc);
+  }
+  const byStart = (a: EventDoc, b: EventDoc) => direction * (a.startUtc.getTime() - b.startUtc.getTime() || a._id - b._id);
+  const items: Array<{ doc: EventDoc; distance: number }> = [];
+  covering.forEach((group, k) => {
+    const ordered = group.ids.flatMap((id) => byVenue.get(id) ?? []).sort(byStart);
+    for (const doc of k === 0 ? ordered.slice(skipInFirst) : ordered) {
+      if (items.length < paging.perPage) items.push({ doc, distance: group.distance });
+    }
+  });
+  return { items, total };
+}

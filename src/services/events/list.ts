@@ -11,13 +11,13 @@ import { resolveStatuses } from '../../query/status.js';
 import { type ListInputValue } from '../../schemas/common.js';
 import { type EventListQuery } from '../../schemas/events.js';
 import { type EventRelations } from '../../serialize/events.js';
-import { type EventDoc, type Filter, type PostStatus, type Storage } from '../../storage/port.js';
+import { type Collection, type EventDoc, type Filter, type PostStatus, type Storage } from '../../storage/port.js';
 import { asSeen, type Caller, eventUsableBy } from '../access.js';
 import { ParamErrors, toBool, toId, toList } from '../input.js';
 import { type OrganizersService } from '../organizers.js';
 import { type TermsService } from '../terms.js';
 import { type VenuesService } from '../venues.js';
-import { type EventGeo, type GeoFilter } from './geo.js';
+import { distancePage, type EventGeo, type GeoFilter } from './geo.js';
 import { type EventReads, unlocks } from './read.js';
 
 export interface EventListDeps {
@@ -33,6 +33,7 @@ export interface EventListDeps {
   /** GEOLOC_ENABLED: without it the geolocation parameters have no effect. */
   geolocEnabled: boolean;
   reads: Pick<EventReads, 'relationsOfMany'>;
+  /** The geolocation parameters turned into filters. */
   geo: EventGeo;
   now: () => Date;
 }
@@ -109,6 +110,17 @@ function listArgs(query: EventListQuery, resolved: ResolvedList, compiled: Compi
   return args;
 }
 
+/** The page and the total: by the compiled query, or by distance (then with each event's distance). */
+async function readPage(events: Collection<EventDoc>, query: EventListQuery, { input, geo }: ResolvedList, compiled: CompiledEventList) {
+  const near = query.orderby === 'distance' ? geo.near : undefined;
+  if (near === undefined) {
+    const { items, total } = await events.findPage(compiled.query);
+    return { items, total, distances: undefined };
+  }
+  const page = await distancePage(events, compiled.query.filter, geo.clauses[0]!, near.hits, compiled.paging, input.order ?? 1);
+  return { items: page.items.map((i) => i.doc), total: page.total, distances: page.items.map((i) => reportDistance(i.distance, near.unit)) };
+}
+
 export function createEventList(deps: EventListDeps) {
   const { storage, venues, organizers, categories, tags, siteTimezone, perPageMax, geolocEnabled, reads, geo: geolocation, now } = deps;
 
@@ -176,17 +188,6 @@ export function createEventList(deps: EventListDeps) {
     return { input, statuses, categoryIds, tagIds, venueIds, organizerIds, include, geo };
   }
 
-  /** The page and the total: by the compiled query, or by distance (then with each event's distance). */
-  async function readPage(query: EventListQuery, { input, geo }: ResolvedList, compiled: CompiledEventList) {
-    const near = query.orderby === 'distance' ? geo.near : undefined;
-    if (near === undefined) {
-      const { items, total } = await storage.events.findPage(compiled.query);
-      return { items, total, distances: undefined };
-    }
-    const page = await geolocation.distancePage(compiled.query.filter, geo.clauses[0]!, near.hits, compiled.paging, input.order ?? 1);
-    return { items: page.items.map((i) => i.doc), total: page.total, distances: page.items.map((i) => reportDistance(i.distance, near.unit)) };
-  }
-
   /** GET /events: validates and resolves every parameter, then one page query. */
   async function list(query: EventListQuery, caller: Caller | null, extra: Filter[] = []) {
     const errors = new ParamErrors();
@@ -195,7 +196,7 @@ export function createEventList(deps: EventListDeps) {
     for (const param of compiled.invalidDates) errors.add(param, `${param} is not a valid date.`);
     if (!errors.empty) throw new InvalidParamsError(errors.params);
 
-    const { items, total, distances } = await readPage(query, resolved, compiled);
+    const { items, total, distances } = await readPage(storage.events, query, resolved, compiled);
     const relations = await reads.relationsOfMany(items, caller);
     const at = now();
     const args = listArgs(query, resolved, compiled, geolocEnabled);

@@ -7,7 +7,7 @@
 import { slugFrom } from '../../lib/slug.js';
 import { ConflictError, DuplicateKeyError, GoneError, NotFoundError } from '../../errors.js';
 import { type EventCreate } from '../../schemas/events.js';
-import { type EventDoc, type Storage } from '../../storage/port.js';
+import { type Collection, type EventDoc, type Storage } from '../../storage/port.js';
 import { type Caller } from '../access.js';
 import { changedFields } from '../changes.js';
 import { ParamErrors } from '../input.js';
@@ -18,6 +18,24 @@ import { type EventLinkResolver, linkExisting } from './links.js';
 
 /** The unique index of event slugs: a clash on it is a slug to make unique, or a conflict. */
 export const SLUG_INDEX = 'events_slug_unique';
+
+/**
+ * Inserts under the doc's slug made unique (`firstAttempt` 2: the slug itself is known to be
+ * taken); the stored document is the answer.
+ */
+export function insertWithUniqueSlug(events: Collection<EventDoc>, doc: EventDoc, firstAttempt = 1): Promise<EventDoc> {
+  return insertUnique({
+    base: doc.slug,
+    id: doc._id,
+    slugIndex: SLUG_INDEX,
+    firstAttempt,
+    insert: async (slug) => {
+      const candidate = { ...doc, slug };
+      await events.insertOne(candidate);
+      return candidate;
+    },
+  });
+}
 
 export interface EventWritesDeps {
   storage: Pick<Storage, 'events' | 'nextId'>;
@@ -46,21 +64,6 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
     return { set, links };
   }
 
-  /** Inserts under the doc's slug made unique (`firstAttempt` 2: the slug itself is known to be taken). */
-  function insertWithUniqueSlug(doc: EventDoc, firstAttempt = 1): Promise<EventDoc> {
-    return insertUnique({
-      base: doc.slug,
-      id: doc._id,
-      slugIndex: SLUG_INDEX,
-      firstAttempt,
-      insert: async (slug) => {
-        const candidate = { ...doc, slug };
-        await storage.events.insertOne(candidate);
-        return candidate;
-      },
-    });
-  }
-
   /** A new event's document, every value and reference checked and nested records created; not stored yet. */
   async function prepareCreate(input: EventCreate, caller: Caller, reservedId?: number): Promise<EventDoc> {
     const { set, links } = await resolve(input, null, caller);
@@ -77,7 +80,7 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
   async function createDoc(input: EventCreate, caller: Caller, reservedId?: number): Promise<EventDoc> {
     let stored = reservedId === undefined ? null : await storage.events.findById(reservedId);
     try {
-      stored ??= await insertWithUniqueSlug(await prepareCreate(input, caller, reservedId));
+      stored ??= await insertWithUniqueSlug(storage.events, await prepareCreate(input, caller, reservedId));
     } catch (err) {
       // The earlier attempt's insert landed after the look-up above.
       stored = reservedId !== undefined && err instanceof DuplicateKeyError && err.index === '_id_' ? await storage.events.findById(reservedId) : null;
@@ -136,7 +139,7 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
     return changedFields(current, set, ['modifiedUtc']);
   }
 
-  return { createDoc, updateDoc, trashDoc, changes, insertWithUniqueSlug, termsChanged };
+  return { createDoc, updateDoc, trashDoc, changes, termsChanged };
 }
 
 export type EventWrites = ReturnType<typeof createEventWrites>;
