@@ -19,7 +19,7 @@ export type EventInput = Partial<EventCreate> & Pick<EventPatchById, 'password'>
 
 /**
  * A date field of a write read in `zone`; null when absent or invalid (then noted in `errors`
- * under `name`). The caller reads the value: `input[name]` with four names was a generic keyed
+ * under `name`). The caller reads the value: `input[name]` over four names would be a generic keyed
  * look-up on every write.
  */
 function dateField(raw: EventInput['start_date'], name: 'start_date' | 'end_date' | 'date' | 'date_utc', zone: string, at: Date, errors: ParamErrors): Date | null {
