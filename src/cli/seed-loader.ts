@@ -30,7 +30,7 @@ import { type Config } from '../config.js';
 import { ApiError, InvalidParamsError, isClientError } from '../errors.js';
 import { slugFrom } from '../lib/slug.js';
 import { type Caller } from '../services/access.js';
-import { type EventsService } from '../services/events.js';
+import { type EventsService } from '../services/events/index.js';
 import { createServices } from '../services/index.js';
 import { ParamErrors } from '../services/input.js';
 import { type OrganizersService } from '../services/organizers.js';

@@ -20,6 +20,16 @@ export function effectiveStatus(doc: { status: PostStatus; dateUtc: Date }, now:
 }
 
 /**
+ * A write that leaves a post published with a publication date still to come schedules it
+ * (`future`), as WordPress does; effectiveStatus shows it published once that date has passed.
+ */
+export function scheduleIfFuture(set: { status?: PostStatus; dateUtc?: Date }, current: { status: PostStatus; dateUtc: Date } | null, at: Date): void {
+  const status = set.status ?? current?.status ?? 'publish';
+  const when = set.dateUtc ?? current?.dateUtc ?? at;
+  if (status === 'publish' && when.getTime() > at.getTime()) set.status = 'future';
+}
+
+/**
  * The document as a reader sees it: itself when its status stands (so serializations memoised per
  * stored document keep hitting), a copy with `publish` once a scheduled date has passed.
  */

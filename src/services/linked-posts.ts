@@ -20,7 +20,7 @@ import {
   type Storage,
   type VenueDoc,
 } from '../storage/port.js';
-import { asSeen, type Caller, effectiveStatus, eventUsableBy } from './access.js';
+import { asSeen, type Caller, effectiveStatus, eventUsableBy, scheduleIfFuture } from './access.js';
 import { changedFields } from './changes.js';
 import { insertWithUniqueSlug } from './unique-slug.js';
 import { KeyedLock } from '../lib/keyed-lock.js';
@@ -138,8 +138,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     for (const [field, message] of Object.entries(own.params)) errors.add(where(field), message);
 
     const at = now();
-    const status = set.status ?? current?.status ?? 'publish';
-    if (status === 'publish' && (set.dateUtc ?? current?.dateUtc ?? at).getTime() > at.getTime()) set.status = 'future';
+    scheduleIfFuture(set, current, at);
     set.modifiedUtc = at;
     return set;
   }
