@@ -38,9 +38,9 @@ import { type TermsService } from '../services/terms.js';
 import { type VenuesService } from '../services/venues.js';
 import { type EventCreate } from '../schemas/events.js';
 import { type EventDoc, type Filter, type Storage, type TermDoc } from '../storage/port.js';
-import { checkSeedEvent, type EventDates, publicationDateErrors, type RecordCheckContext, recordIdentity, slugToReport } from './seed-checks.js';
-import { resolveSeedDate, toTimestamp } from './seed-dates.js';
-import { forEachLimit, LruCache, SlugFingerprints } from './seed-memory.js';
+import { checkSeedEvent, type EventDates, publicationDateErrors, type RecordCheckContext, recordIdentity, slugToReport } from '../import/checks.js';
+import { resolveSeedDate, toTimestamp } from '../import/dates.js';
+import { forEachLimit, LruCache, SlugFingerprints } from '../import/memory.js';
 import {
   type FieldError,
   RESOURCES,
@@ -53,7 +53,7 @@ import {
   type SeedVenue,
   fieldErrors,
   seedValidator,
-} from './seed-schemas.js';
+} from '../import/schemas.js';
 import {
   discoverSources,
   formatPosition,
@@ -64,7 +64,7 @@ import {
   type SeedSource,
   SourceError,
   unchangedSince,
-} from './seed-sources.js';
+} from '../import/sources.js';
 
 export interface SeedOptions {
   storage: Storage;

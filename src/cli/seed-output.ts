@@ -3,7 +3,7 @@
  * progress lines otherwise), and the summary table on stdout.
  */
 import { type PruneList, type RecordProblem, type ResourceCounts, type SeedPhase, type SeedReport, type SeedReporter } from './seed-loader.js';
-import { RESOURCES, type Resource } from './seed-schemas.js';
+import { RESOURCES, type Resource } from '../import/schemas.js';
 
 export interface OutputStream {
   write(text: string): unknown;

@@ -7,7 +7,7 @@ import { type Config } from '../config.js';
 import { defaultSeedsDir } from '../cli/seed.js';
 import { runSeed, type SeedReport } from '../cli/seed-loader.js';
 import { formatProblem } from '../cli/seed-output.js';
-import { RESOURCES } from '../cli/seed-schemas.js';
+import { RESOURCES } from '../import/schemas.js';
 import { type Storage } from '../storage/port.js';
 
 export async function isEmpty(storage: Storage): Promise<boolean> {

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/cli/seed-output.js';
-import { SEED_SCHEMAS } from '../../src/cli/seed-schemas.js';
+import { SEED_SCHEMAS } from '../../src/import/schemas.js';
 import { type Storage } from '../../src/storage/port.js';
 import { openStorage, seed, seedDir } from './seed-fixtures.js';
 

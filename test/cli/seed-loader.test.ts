@@ -392,7 +392,7 @@ describe('seed loader', () => {
       tags: ['outdoor'],
       post_parent: 'gala',
     };
-    const { SeedEventSchema } = await import('../../src/cli/seed-schemas.js');
+    const { SeedEventSchema } = await import('../../src/import/schemas.js');
     // date_utc is the other spelling of date (one record gives one of them; its own test is the publication-date one).
     expect(Object.keys(record).sort()).toEqual(Object.keys(SeedEventSchema.properties).filter((key) => key !== 'date_utc').sort());
     const calendar = smallCalendar();

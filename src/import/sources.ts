@@ -4,7 +4,7 @@
  * - The resource comes from the file name: `categories*`, `tags*`, `venues*`, `organizers*`,
  *   `events*` (e.g. `events.json`, `events-2026.jsonl`, `events_export.csv`).
  * - The format from the extension: `.json` (an array of records, read whole), `.jsonl`/`.ndjson`
- *   (one record a line, streamed), `.csv` (events only, streamed; see seed-csv.ts).
+ *   (one record a line, streamed), `.csv` (events only, streamed; see csv.ts).
  * - A directory stands for the seed files directly inside it, in name order; other files in it
  *   (README.md, …) are ignored.
  *
@@ -16,8 +16,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse';
 import { slugFrom } from '../lib/slug.js';
-import { checkCsvHeader, csvRowToRecord, type CsvHeader } from './seed-csv.js';
-import { type FieldError, RESOURCES, type Resource } from './seed-schemas.js';
+import { checkCsvHeader, csvRowToRecord, type CsvHeader } from './csv.js';
+import { type FieldError, RESOURCES, type Resource } from './schemas.js';
 
 export type SourceFormat = 'json' | 'jsonl' | 'csv';
 
