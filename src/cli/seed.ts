@@ -4,22 +4,13 @@
  * With no path, the seeds/ directory. Exit codes: 0 done, 1 invalid records / failed writes / error,
  * 2 bad arguments or configuration, 3 `--prune` found records to remove but `--yes` was not given.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { SeedPathError, type SeedOutcome } from '../import/report.js';
+import { runSeed } from '../import/run.js';
+import { defaultSeedsDir } from '../import/sources.js';
 import { createStorage } from '../storage/create-storage.js';
 import { type Storage } from '../storage/port.js';
-import { runSeed, SeedPathError } from './seed-loader.js';
 import { createConsoleReporter, formatSummary, type OutputStream } from './seed-output.js';
 import { runIfMain, startCli, UsageError } from './start.js';
-
-/** The seeds/ directory of this package, from src/cli (tsx) or dist/src/cli (built). */
-export function defaultSeedsDir(): string {
-  for (const relative of ['../../seeds/', '../../../seeds/']) {
-    const dir = fileURLToPath(new URL(relative, import.meta.url));
-    if (existsSync(dir)) return dir;
-  }
-  return fileURLToPath(new URL('../../seeds/', import.meta.url));
-}
 
 export const SEED_USAGE = `Usage: npm run seed -- [files or directories] [options]
 
@@ -38,6 +29,9 @@ Options:
 Exit codes: 0 done; 1 invalid records, failed writes or an error; 2 bad arguments or
 configuration; 3 --prune found records to remove but --yes was not given (nothing removed).
 `;
+
+/** The exit code of each outcome of a run (a bad argument is 2, an error 1: see seedCli). */
+export const SEED_EXIT_CODES: Readonly<Record<SeedOutcome, 0 | 1 | 3>> = { ok: 0, invalid: 1, failed: 1, 'prune-unconfirmed': 3 };
 
 export interface SeedArgs {
   paths: string[];
@@ -130,7 +124,7 @@ export async function seedCli(argv: readonly string[], options: SeedCliOptions =
     });
     reporter.finish();
     out.write(formatSummary(report, { prune: args.prune, yes: args.yes }));
-    return report.exitCode;
+    return SEED_EXIT_CODES[report.outcome];
   } catch (error) {
     reporter.finish();
     err.write(`seed: ${error instanceof Error ? error.message : String(error)}\n`);

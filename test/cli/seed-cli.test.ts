@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseSeedArgs, seedCli } from '../../src/cli/seed.js';
+import { parseSeedArgs, SEED_EXIT_CODES, seedCli } from '../../src/cli/seed.js';
 import { createConsoleReporter } from '../../src/cli/seed-output.js';
 import { StorageUnavailableError } from '../../src/errors.js';
 import { type Storage } from '../../src/storage/port.js';
@@ -68,6 +68,10 @@ describe('seed command', () => {
     expect(removed.code).toBe(0);
     expect(removed.out).toMatch(/^events\s+0\s+0\s+2\s+0\s+1$/m);
     expect(removed.out).toContain('events removed (1): gala');
+  });
+
+  it('exits 0 when the import is ok, 1 when records are invalid or writes failed, 3 for unconfirmed pruning', () => {
+    expect(SEED_EXIT_CODES).toEqual({ ok: 0, invalid: 1, failed: 1, 'prune-unconfirmed': 3 });
   });
 
   it('says what a dry run would do', async () => {

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defaultSeedsDir } from '../../src/cli/seed.js';
 import { apiValidator, seedValidator } from '../../src/import/schemas.js';
+import { defaultSeedsDir } from '../../src/import/sources.js';
 import { loadConfig } from '../../src/config.js';
 import { slugFrom } from '../../src/lib/slug.js';
 import { seedIfEmpty } from '../../src/services/seed.js';

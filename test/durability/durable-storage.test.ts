@@ -15,7 +15,7 @@ import { DataDirectoryLockedError, type LmdbStorage } from '../../src/storage/lm
 import { makeCategoryDoc, makeEventDoc, makeOrganizerDoc, makeTagDoc, makeVenueDoc, point } from '../helpers/factories.js';
 import { crashImage, deadPid, dump, makeTempDir, open, recordingLog, removeDir } from './helpers.js';
 import { seed } from '../cli/seed-fixtures.js';
-import { defaultSeedsDir } from '../../src/cli/seed.js';
+import { defaultSeedsDir } from '../../src/import/sources.js';
 
 const dirs: string[] = [];
 const opened: LmdbStorage[] = [];
