@@ -9,7 +9,7 @@ import { parseSeedArgs, SEED_EXIT_CODES, seedCli } from '../../src/cli/seed.js';
 import { createConsoleReporter } from '../../src/cli/seed-output.js';
 import { StorageUnavailableError } from '../../src/errors.js';
 import { type Storage } from '../../src/storage/port.js';
-import { openStorage, seedDir, smallCalendar } from './seed-fixtures.js';
+import { openStorage, seedDir, smallCalendar } from '../import/fixtures.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Storage } from '../../src/storage/port.js';
-import { openStorage, seed, seedDir, smallCalendar } from './seed-fixtures.js';
+import { openStorage, seed, seedDir, smallCalendar } from './fixtures.js';
 
 let storage: Storage;
 let dir: ReturnType<typeof seedDir>;

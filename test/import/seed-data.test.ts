@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { slugFrom } from '../../src/lib/slug.js';
 import { seedIfEmpty } from '../../src/services/seed.js';
 import { type Storage } from '../../src/storage/port.js';
-import { openStorage } from './seed-fixtures.js';
+import { openStorage } from './fixtures.js';
 
 const dir = fileURLToPath(new URL('../../seeds/', import.meta.url));
 type Rec = Record<string, unknown> & { slug: string };

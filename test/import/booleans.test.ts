@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/import/report.js';
 import { SEED_SCHEMAS } from '../../src/import/schemas.js';
 import { type Storage } from '../../src/storage/port.js';
-import { openStorage, seed, seedDir } from './seed-fixtures.js';
+import { openStorage, seed, seedDir } from './fixtures.js';
 
 const BOOLEAN_FIELDS = ['all_day', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'ticketed'];
 const ACCEPTED = 'also accepted: 1 and 0, and as text "true" and "false" (in any case), "1" and "0".';
