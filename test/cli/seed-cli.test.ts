@@ -91,6 +91,20 @@ describe('seed command', () => {
     expect(parseSeedArgs(['a', '--batch-size=50', '--prune', '-y'])).toMatchObject({ paths: ['a'], batchSize: 50, prune: true, yes: true });
   });
 
+  it('reads options alone or with =value, and refuses any other spelling as an unknown option', () => {
+    expect(parseSeedArgs(['--concurrency', '8', '--batch-size=20', '--dry-run', 'seeds', '-'])).toEqual({ paths: ['seeds', '-'], dryRun: true, prune: false, yes: false, help: false, concurrency: 8, batchSize: 20 });
+    expect(parseSeedArgs(['-h'])).toMatchObject({ help: true });
+    const refused: Array<[string[], string]> = [
+      [['-hy'], 'unknown option -hy'],
+      [['--frobnicate=1'], 'unknown option --frobnicate=1'],
+      [['--', 'a'], 'unknown option --'],
+      [['--constructor'], 'unknown option --constructor'],
+      [['--concurrency'], '--concurrency needs a whole number from 1 to 999999'],
+      [['--batch-size=1000000'], '--batch-size needs a whole number from 1 to 999999'],
+    ];
+    for (const [argv, message] of refused) expect(() => parseSeedArgs(argv), argv.join(' ')).toThrow(message);
+  });
+
   it('exits 2 when a path names no seed file: missing, an empty directory, a file not named after a resource', async () => {
     const empty = seedDir();
     const other = seedDir({ 'speakers.json': [] });
