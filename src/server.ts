@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { buildApp } from './app.js';
-import { RESOURCES } from './cli/seed-schemas.js';
+import { RESOURCES } from './import/schemas.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { preloadGazetteer } from './lib/gazetteer.js';
 import { createLogger } from './logger.js';

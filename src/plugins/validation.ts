@@ -8,7 +8,7 @@ import { type FastifyInstance } from 'fastify';
 import { InvalidParamsError, MissingParamsError } from '../errors.js';
 
 const common = { allErrors: true, strict: false, verbose: true, useDefaults: true, removeAdditional: false } as const;
-/** Bodies' options; the seed command validates its records with them too (src/cli/seed-schemas.ts). */
+/** Bodies' options; the seed import validates its records with them too (src/import/schemas.ts). */
 export const BODY_AJV_OPTIONS = { ...common, coerceTypes: false } as const;
 const bodyAjv = new Ajv(BODY_AJV_OPTIONS);
 const stringAjv = new Ajv({ ...common, coerceTypes: 'array' });

@@ -325,7 +325,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     /** Second half of a nested create: `set` came from `prepare` without errors. */
     commitCreate,
 
-    /** Bulk loading (src/cli/seed-loader.ts): create under a given slug, and change detection. */
+    /** Bulk loading (src/import/apply.ts): create under a given slug, and change detection. */
     createWithSlug,
     changes,
 

@@ -1,13 +1,13 @@
 /**
  * Start-up seeding: an empty store gets the calendar in seeds/, so
- * `npm start` shows data at once. It is the seed CLI's loader (src/cli/seed-loader.ts): the same
- * validation, slugs and service writes as `npm run seed`.
+ * `npm start` shows data at once. It is the import the seed command runs (src/import/run.ts): the
+ * same validation, slugs and service writes as `npm run seed`.
  */
 import { type Config } from '../config.js';
-import { defaultSeedsDir } from '../cli/seed.js';
-import { runSeed, type SeedReport } from '../cli/seed-loader.js';
-import { formatProblem } from '../cli/seed-output.js';
-import { RESOURCES } from '../cli/seed-schemas.js';
+import { formatProblem, type SeedReport } from '../import/report.js';
+import { runSeed } from '../import/run.js';
+import { RESOURCES } from '../import/schemas.js';
+import { defaultSeedsDir } from '../import/sources.js';
 import { type Storage } from '../storage/port.js';
 
 export async function isEmpty(storage: Storage): Promise<boolean> {
@@ -50,7 +50,7 @@ export async function seedIfEmpty({
     paths,
     reporter: { problem: (p) => problems.push(formatProblem(p)), info: () => undefined, progress: () => undefined },
   });
-  if (report.exitCode !== 0) {
+  if (report.outcome !== 'ok') {
     throw new Error(`seed: the seed data did not load:\n${problems.slice(0, 20).join('\n')}`);
   }
   const loaded = RESOURCES.map((r) => `${report.counts[r].created} ${r}`).join(', ');

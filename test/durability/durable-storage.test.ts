@@ -14,8 +14,8 @@ import { createStorage } from '../../src/storage/create-storage.js';
 import { DataDirectoryLockedError, type LmdbStorage } from '../../src/storage/lmdb/index.js';
 import { makeCategoryDoc, makeEventDoc, makeOrganizerDoc, makeTagDoc, makeVenueDoc, point } from '../helpers/factories.js';
 import { crashImage, deadPid, dump, makeTempDir, open, recordingLog, removeDir } from './helpers.js';
-import { seed } from '../cli/seed-fixtures.js';
-import { defaultSeedsDir } from '../../src/cli/seed.js';
+import { seed } from '../import/fixtures.js';
+import { defaultSeedsDir } from '../../src/import/sources.js';
 
 const dirs: string[] = [];
 const opened: LmdbStorage[] = [];

@@ -4,20 +4,21 @@
  * - The resource comes from the file name: `categories*`, `tags*`, `venues*`, `organizers*`,
  *   `events*` (e.g. `events.json`, `events-2026.jsonl`, `events_export.csv`).
  * - The format from the extension: `.json` (an array of records, read whole), `.jsonl`/`.ndjson`
- *   (one record a line, streamed), `.csv` (events only, streamed; see seed-csv.ts).
+ *   (one record a line, streamed), `.csv` (events only, streamed; see csv.ts).
  * - A directory stands for the seed files directly inside it, in name order; other files in it
  *   (README.md, …) are ignored.
  *
  * Records come out one by one with their position (index from 0 in the file's order, and the line
  * for line-based formats), so memory does not grow with the size of a streamed file.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse';
 import { slugFrom } from '../lib/slug.js';
-import { checkCsvHeader, csvRowToRecord, type CsvHeader } from './seed-csv.js';
-import { type FieldError, RESOURCES, type Resource } from './seed-schemas.js';
+import { checkCsvHeader, csvRowToRecord, type CsvHeader } from './csv.js';
+import { type FieldError, RESOURCES, type Resource } from './schemas.js';
 
 export type SourceFormat = 'json' | 'jsonl' | 'csv';
 
@@ -59,6 +60,15 @@ export class PathError extends SourceError {
     super(message);
     this.name = 'PathError';
   }
+}
+
+/** The seeds/ directory of this package, from src/import (tsx) or dist/src/import (built). */
+export function defaultSeedsDir(): string {
+  for (const relative of ['../../seeds/', '../../../seeds/']) {
+    const dir = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(dir)) return dir;
+  }
+  return fileURLToPath(new URL('../../seeds/', import.meta.url));
 }
 
 const EXTENSIONS: Record<string, SourceFormat> = { '.json': 'json', '.jsonl': 'jsonl', '.ndjson': 'jsonl', '.csv': 'csv' };

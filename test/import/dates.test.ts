@@ -4,7 +4,7 @@
  * dates must be absolute.
  */
 import { describe, expect, it } from 'vitest';
-import { isRelativeDate, resolveSeedDate, toTimestamp } from '../../src/cli/seed-dates.js';
+import { isRelativeDate, resolveSeedDate, toTimestamp } from '../../src/import/dates.js';
 
 describe('seed dates', () => {
   it('count relative phrases from the anchor, in the zone given', () => {

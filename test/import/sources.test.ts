@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { afterEach, describe, expect, it } from 'vitest';
-import { discoverSources, readSource } from '../../src/cli/seed-sources.js';
+import { discoverSources, readSource } from '../../src/import/sources.js';
 
 const CHUNK = 1 << 20;
 let dir: string | null = null;

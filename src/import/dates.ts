@@ -1,7 +1,7 @@
 /**
- * Dates of seed records. The loader resolves every event date itself and hands the services a Unix
+ * Dates of seed records. The import resolves every event date itself and hands the services a Unix
  * timestamp, which they read as exactly that instant — so relative phrases are counted from the
- * anchor the loader chooses (see seed-loader.ts), not from whenever the service runs. Reading a
+ * anchor the import chooses (see run.ts), not from whenever the service runs. Reading a
  * date is the API's own `parseDateInput`, common forms included.
  */
 import { parseDateInput } from '../lib/dates/index.js';

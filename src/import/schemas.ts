@@ -88,7 +88,7 @@ export const SEED_SCHEMAS: Record<Resource, TSchema> = {
   events: SeedEventSchema,
 };
 
-/** The API's request bodies, for checking what the loader sends once slugs became ids. */
+/** The API's request bodies, for checking what the import sends once slugs became ids. */
 export const API_SCHEMAS: Record<Resource, TSchema> = {
   categories: CategoryCreateSchema,
   tags: TagCreateSchema,

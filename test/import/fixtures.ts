@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { indexes } from '../../indexes/index.js';
-import { type RecordProblem, runSeed, type SeedOptions, type SeedReporter } from '../../src/cli/seed-loader.js';
+import { type RecordProblem, type SeedReporter } from '../../src/import/report.js';
+import { runSeed, type SeedOptions } from '../../src/import/run.js';
 import { createEmbeddedStorage } from '../../src/storage/embedded/index.js';
 import { type Storage } from '../../src/storage/port.js';
 

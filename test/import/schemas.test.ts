@@ -1,11 +1,11 @@
 /**
  * Seed validators count string lengths as the API does (code points, Ajv's default), although they
- * first check with UTF-16 lengths (seed-schemas.ts, utf16Ajv): a record is refused exactly when the
+ * first check with UTF-16 lengths (src/import/schemas.ts, utf16Ajv): a record is refused exactly when the
  * API's schema refuses it, with the API's messages.
  */
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { minimumLengthsAtMostOne, SEED_SCHEMAS, seedValidator } from '../../src/cli/seed-schemas.js';
+import { minimumLengthsAtMostOne, SEED_SCHEMAS, seedValidator } from '../../src/import/schemas.js';
 import { MAX_TITLE_LENGTH } from '../../src/schemas/common.js';
 
 const event = (fields: Record<string, unknown>) => ({ title: 'Concert', start_date: '2030-01-01 19:00', end_date: '2030-01-01 21:00', ...fields });

@@ -1,8 +1,11 @@
 /**
  * Bounded bookkeeping for loads too large to keep: a least-recently-used cache, a compact set of slug
- * fingerprints, and a concurrency limiter.
+ * fingerprints, slug → id maps backed by storage lookups, and a concurrency limiter.
  */
 import { LRUCache } from 'lru-cache';
+
+/** Slugs (or ids) asked of storage in one query at most. */
+export const LOOKUP_CHUNK = 1000;
 
 /** What stands for null in the cache: lru-cache keeps no null values (a slug not stored is one). */
 const NULL = Symbol('null');
@@ -107,6 +110,41 @@ export class SlugFingerprints {
       this.used[j] = 1;
       this.hi[j] = hi[i] as number;
       this.lo[j] = lo[i] as number;
+    }
+  }
+}
+
+/**
+ * Slug → id of one collection: the records of the files (exact, once known), and storage lookups
+ * (least recently used, bounded), fetched a batch at a time.
+ */
+export class SlugIds {
+  readonly defined = new Map<string, number>();
+  private readonly looked: LruCache<string, number | null>;
+
+  constructor(
+    private readonly lookup: (slugs: string[]) => Promise<Array<{ _id: number; slug: string }>>,
+    capacity: number,
+  ) {
+    this.looked = new LruCache(capacity);
+  }
+
+  /** The id of a slug: a number, null (not stored), or undefined (not looked up yet). */
+  get(slug: string): number | null | undefined {
+    return this.defined.get(slug) ?? this.looked.get(slug);
+  }
+
+  remember(slug: string, id: number): void {
+    this.looked.set(slug, id);
+  }
+
+  /** Looks up in storage, in as few queries as possible, the slugs not known yet. */
+  async prefetch(slugs: Iterable<string>): Promise<void> {
+    const missing = [...new Set(slugs)].filter((s) => !this.defined.has(s) && !this.looked.has(s));
+    for (let i = 0; i < missing.length; i += LOOKUP_CHUNK) {
+      const chunk = missing.slice(i, i + LOOKUP_CHUNK);
+      const found = new Map((await this.lookup(chunk)).map((d) => [d.slug, d._id]));
+      for (const slug of chunk) this.looked.set(slug, found.get(slug) ?? null);
     }
   }
 }

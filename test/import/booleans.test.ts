@@ -5,10 +5,10 @@
  * from JSON and from CSV.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatProblem } from '../../src/cli/seed-output.js';
-import { SEED_SCHEMAS } from '../../src/cli/seed-schemas.js';
+import { formatProblem } from '../../src/import/report.js';
+import { SEED_SCHEMAS } from '../../src/import/schemas.js';
 import { type Storage } from '../../src/storage/port.js';
-import { openStorage, seed, seedDir } from './seed-fixtures.js';
+import { openStorage, seed, seedDir } from './fixtures.js';
 
 const BOOLEAN_FIELDS = ['all_day', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'ticketed'];
 const ACCEPTED = 'also accepted: 1 and 0, and as text "true" and "false" (in any case), "1" and "0".';
@@ -36,7 +36,7 @@ describe('seed booleans', () => {
   it.each(BOOLEAN_FIELDS)('%s: a value out of the accepted forms names them, the value and the record (JSON)', async (field) => {
     dir.write('events.json', [event({ slug: 'gala', [field]: 'yes' }), event({ title: 'Harbour Night', [field]: 2 })]);
     const { report, problems } = await seed(storage, [dir.dir], { dryRun: true });
-    expect(report.exitCode).toBe(1);
+    expect(report.outcome).toBe('invalid');
     expect(problems.map((p) => [p.location.split('/').pop(), p.slug, p.field, p.message])).toEqual([
       ['events.json[0]', 'gala', field, expected(field, '"yes"')],
       ['events.json[1]', 'harbour-night', field, expected(field, '2')],

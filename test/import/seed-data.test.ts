@@ -5,13 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defaultSeedsDir } from '../../src/cli/seed.js';
-import { apiValidator, seedValidator } from '../../src/cli/seed-schemas.js';
+import { apiValidator, seedValidator } from '../../src/import/schemas.js';
+import { defaultSeedsDir } from '../../src/import/sources.js';
 import { loadConfig } from '../../src/config.js';
 import { slugFrom } from '../../src/lib/slug.js';
 import { seedIfEmpty } from '../../src/services/seed.js';
 import { type Storage } from '../../src/storage/port.js';
-import { openStorage } from './seed-fixtures.js';
+import { openStorage } from './fixtures.js';
 
 const dir = fileURLToPath(new URL('../../seeds/', import.meta.url));
 type Rec = Record<string, unknown> & { slug: string };

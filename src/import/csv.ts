@@ -4,7 +4,7 @@
  * List columns (organizer, categories, tags) hold slugs separated by commas (quote the cell).
  * The README's "Loading data" section documents these columns.
  */
-import { type FieldError } from './seed-schemas.js';
+import { type FieldError } from './schemas.js';
 
 export const CSV_COLUMNS = [
   'slug',

@@ -1,14 +1,14 @@
 /**
  * The checks of one seed record that need nothing but the record, the site's time zone and the
  * run's clock: schema, slug, dates, costs, URLs. What storage or other records decide (duplicate
- * slugs, references) is the loader's (seed-loader.ts), a batch at a time.
+ * slugs, references) is the validation pass's (validation.ts), a batch at a time.
  */
 import { parseCost } from '../lib/cost.js';
 import { allDayBounds, isValidTimezone } from '../lib/dates/index.js';
 import { slugFrom } from '../lib/slug.js';
 import { ParamErrors, resolveImage, resolveWebsite, toBool } from '../services/input.js';
-import { isRelativeDate, resolveSeedDate, toTimestamp } from './seed-dates.js';
-import { type FieldError, isSeedSlug, type Resource, type SeedEvent, seedValidator } from './seed-schemas.js';
+import { isRelativeDate, resolveSeedDate, toTimestamp } from './dates.js';
+import { type FieldError, isSeedSlug, type Resource, type SeedEvent, seedValidator } from './schemas.js';
 
 /** Start and end instants, Unix seconds. */
 export type EventDates = readonly [start: number, end: number];
@@ -62,8 +62,8 @@ export function publicationDateErrors(record: { date?: string | number; date_utc
 }
 
 /**
- * Schema, slug and value checks of one event record (references are checked by the loader, a batch
- * at a time). Pushes what is wrong onto `errors`; null when the schema already refuses the record.
+ * Schema, slug and value checks of one event record (references are checked by the validation pass, a
+ * batch at a time). Pushes what is wrong onto `errors`; null when the schema already refuses the record.
  */
 export function checkSeedEvent(raw: unknown, context: RecordCheckContext, errors: FieldError[]): CheckedEvent | null {
   errors.push(...seedValidator('events')(raw));
