@@ -18,7 +18,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { tagName } from '../src/docs/openapi.js';
 import { MESSAGES, languageOfRoot } from '../src/i18n/index.js';
-import { seedIfEmpty } from '../src/services/seed.js';
+import { seedIfEmpty } from '../src/import/seed-on-start.js';
 import { ROOTS } from '../src/routes/roots.js';
 import { createEmbeddedStorage } from '../src/storage/embedded/index.js';
 

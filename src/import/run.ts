@@ -2,7 +2,7 @@
  * The import of seed data as a use case: validates every record of the seed files, then upserts
  * them by slug through the services the API uses, in dependency order (categories, tags, venues,
  * organizers, events), and optionally removes what the files no longer hold. The seed command
- * (src/cli/seed.ts) and start-up seeding (src/services/seed.ts) both run it.
+ * (src/cli/seed.ts) and start-up seeding (src/import/seed-on-start.ts) both run it.
  *
  * Rules (documented in the README, "Loading data"):
  * - Nothing is written unless every record is valid: the API's schemas (schemas.ts), the

@@ -8,7 +8,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { type ApiError } from '../errors.js';
-import { BODY_AJV_OPTIONS, validationToApiError } from '../plugins/validation.js';
+import { BODY_AJV_OPTIONS, validationToApiError } from '../schemas/validation.js';
 import { MAX_LIST_ITEMS } from '../schemas/common.js';
 import { EventCreateSchema } from '../schemas/events.js';
 import { OrganizerCreateSchema } from '../schemas/organizers.js';

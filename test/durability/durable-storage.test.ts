@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { DuplicateKeyError, StorageUnavailableError } from '../../src/errors.js';
-import { seedIfEmpty } from '../../src/services/seed.js';
+import { seedIfEmpty } from '../../src/import/seed-on-start.js';
 import { createStorage } from '../../src/storage/create-storage.js';
 import { DataDirectoryLockedError, type LmdbStorage } from '../../src/storage/lmdb/index.js';
 import { makeCategoryDoc, makeEventDoc, makeOrganizerDoc, makeTagDoc, makeVenueDoc, point } from '../helpers/factories.js';

@@ -9,7 +9,7 @@ import { apiValidator, seedValidator } from '../../src/import/schemas.js';
 import { defaultSeedsDir } from '../../src/import/sources.js';
 import { loadConfig } from '../../src/config.js';
 import { slugFrom } from '../../src/lib/slug.js';
-import { seedIfEmpty } from '../../src/services/seed.js';
+import { seedIfEmpty } from '../../src/import/seed-on-start.js';
 import { type Storage } from '../../src/storage/port.js';
 import { openStorage } from './fixtures.js';
 

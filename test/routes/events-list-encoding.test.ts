@@ -8,7 +8,7 @@ import fastJsonStringify from 'fast-json-stringify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventListResponseSchema } from '../../src/schemas/events.js';
 import { bodySlabsAllocated } from '../../src/serialize/list.js';
-import { seedIfEmpty } from '../../src/services/seed.js';
+import { seedIfEmpty } from '../../src/import/seed-on-start.js';
 import { API, EDITOR, type TestApp, openTestApp } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 

@@ -4,10 +4,10 @@
  * same validation, slugs and service writes as `npm run seed`.
  */
 import { type Config } from '../config.js';
-import { formatProblem, type SeedReport } from '../import/report.js';
-import { runSeed } from '../import/run.js';
-import { RESOURCES } from '../import/schemas.js';
-import { defaultSeedsDir } from '../import/sources.js';
+import { formatProblem, type SeedReport } from './report.js';
+import { runSeed } from './run.js';
+import { RESOURCES } from './schemas.js';
+import { defaultSeedsDir } from './sources.js';
 import { type Storage } from '../storage/port.js';
 
 export async function isEmpty(storage: Storage): Promise<boolean> {
