@@ -100,7 +100,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
 
   /** Every item must be an existing term (id, slug or name), else a 400 naming `param`. */
   async function resolveList(value: ListInputValue, param: string, errors: ParamErrors): Promise<number[] | undefined> {
-    const items = toList(value);
+    const items = toList(value, param);
     // The reference's `is_term_of_taxonomy` wants at least one term (`include=` is a 400, not "nothing").
     if (items.length === 0) {
       errors.add(param, `${param} must list at least one ${kind}.`);
@@ -316,7 +316,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     /** Event writes name terms by id, slug or name; unknown names are created later. */
     async resolveForEvent(value: ListInputValue, errors: ParamErrors): Promise<TermRef[] | undefined> {
       const refs: TermRef[] = [];
-      for (const item of termItems(value)) {
+      for (const item of termItems(value, taxonomy)) {
         const term = await lookup(item);
         if (term) refs.push({ id: term._id });
         // A number is an id, never a name to create: `0` and `"0"` included.

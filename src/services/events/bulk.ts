@@ -62,8 +62,8 @@ function linkKnown(input: EventCreate, known: KnownIds, set: Partial<EventDoc>):
     }
   }
   const organizerIds = input.organizer === undefined ? undefined : knownDistinctIds(organizerItems(input.organizer), known.organizers, isEmptyLink);
-  const categoryIds = input.categories === undefined ? undefined : knownDistinctIds(termItems(input.categories), known.categories);
-  const tagIds = input.tags === undefined ? undefined : knownDistinctIds(termItems(input.tags), known.tags);
+  const categoryIds = input.categories === undefined ? undefined : knownDistinctIds(termItems(input.categories, 'categories'), known.categories);
+  const tagIds = input.tags === undefined ? undefined : knownDistinctIds(termItems(input.tags, 'tags'), known.tags);
   if (organizerIds === null || categoryIds === null || tagIds === null) return undefined;
   let postParent: number | null | undefined;
   if (input.post_parent !== undefined) {
@@ -95,8 +95,8 @@ export function createEventBulk({ storage, siteTimezone, links: linker, writes, 
     for (const input of inputs) {
       if (input.venue !== undefined) note('venues', venueItem(input.venue));
       if (input.organizer !== undefined) noteAll('organizers', organizerItems(input.organizer));
-      if (input.categories !== undefined) noteAll('categories', termItems(input.categories));
-      if (input.tags !== undefined) noteAll('tags', termItems(input.tags));
+      if (input.categories !== undefined) noteAll('categories', termItems(input.categories, 'categories'));
+      if (input.tags !== undefined) noteAll('tags', termItems(input.tags, 'tags'));
       if (input.post_parent !== undefined) note('events', input.post_parent);
     }
     const existing = async (collection: keyof KnownIds): Promise<Set<number>> => {

@@ -51,7 +51,7 @@ export function unlinksVenue(value: unknown): boolean {
 
 /** A write names organizers as a list, one nested record, or ids in a string. */
 export const organizerItems = (value: unknown): readonly unknown[] =>
-  Array.isArray(value) ? value : typeof value === 'object' && value !== null ? [value] : toList(value as string | number);
+  Array.isArray(value) ? value : typeof value === 'object' && value !== null ? [value] : toList(value as string | number, 'organizer');
 
 /** `post_parent` 0, '' or zeros unlinks the parent. */
 export const isNoParent = (value: number | string): boolean => value === 0 || value === '' || /^0+$/.test(String(value));

@@ -52,7 +52,7 @@ interface ResolvedList {
 
 /** Every item a positive integer id (`include`, `venue`, `organizer`). */
 function idList(value: ListInputValue, param: string, errors: ParamErrors): number[] | undefined {
-  const items = toList(value);
+  const items = toList(value, param);
   const ids = items.map(toId);
   if (items.length === 0 || ids.some((id) => id === null)) {
     errors.add(param, `${param} must be a list of positive integer ids.`);
