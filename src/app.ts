@@ -7,10 +7,11 @@ import { type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { type Config } from './config.js';
 import { appLogging } from './logger.js';
-import { ApiError, NoRouteError, invalidParam } from './errors.js';
+import { NoRouteError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
 import { installHostCheck } from './plugins/hosts.js';
+import { installLoadShedding } from './plugins/load-shedding.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installRateLimit, rateLimitsOf } from './plugins/rate-limit.js';
 import { clientErrorHandler, installErrorHandling, replyWithRouterError } from './plugins/error-handler.js';
@@ -32,8 +33,6 @@ import { venueRouteOptions, venueRoutes } from './routes/venues.js';
 import { createIdempotencyService } from './services/idempotency.js';
 import { createServices } from './services/index.js';
 import { type Storage } from './storage/port.js';
-// Reliability.
-import underPressure from '@fastify/under-pressure';
 import { withStorageDeadline } from './storage/deadline.js';
 
 export interface AppOptions {
@@ -111,26 +110,8 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   const rateLimits = rateLimitsOf(config);
   installRateLimit(app, rateLimits, config.apiTokens);
   installAuth(app, config.apiTokens);
-  // Reliability: load shedding when the event loop lags (liveness stays exempt).
-  if (config.maxEventLoopDelayMs > 0) {
-    const sampleInterval = Math.max(10, Math.min(1000, Math.floor(config.maxEventLoopDelayMs / 2)));
-    // Start-up stalls the loop once after the sampler has begun (the routes and their schemas are
-    // compiled then: over a second on a busy machine), and the first sample after it reports that
-    // stall. It is not load: shedding then only failed a new server's first readiness probe. The
-    // sample after that one sees the running server, so shedding starts two intervals after ready.
-    let shedFrom = Number.POSITIVE_INFINITY;
-    app.addHook('onReady', async () => {
-      shedFrom = performance.now() + 2 * sampleInterval;
-    });
-    app.register(underPressure, {
-      maxEventLoopDelay: config.maxEventLoopDelayMs,
-      sampleInterval,
-      pressureHandler: async (request) => {
-        if (request.routeOptions.url === '/health/live' || performance.now() < shedFrom) return;
-        throw new ApiError(503, 'server-overloaded', 'errorMessage.server-overloaded', {}, { 'retry-after': '5' });
-      },
-    });
-  }
+  // Load shedding when the event loop lags (liveness stays exempt).
+  if (config.maxEventLoopDelayMs > 0) installLoadShedding(app, config.maxEventLoopDelayMs);
 
   // The API speaks JSON and form bodies only; anything else (text/plain included) is a 415.
   app.removeContentTypeParser('text/plain');
