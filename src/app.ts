@@ -112,38 +112,8 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   installAuth(app, config.apiTokens);
   // Load shedding when the event loop lags (liveness stays exempt).
   if (config.maxEventLoopDelayMs > 0) installLoadShedding(app, config.maxEventLoopDelayMs);
-
-  // The API speaks JSON and form bodies only; anything else (text/plain included) is a 415.
-  app.removeContentTypeParser('text/plain');
-  // An empty JSON body is no body, on every method: many clients send `Content-Type:
-  // application/json` on every request, a DELETE included, so the route answers as if nothing was
-  // sent. Only zero bytes count as empty: whitespace alone is not JSON and stays a 400
-  // rest_invalid_json. Anything else goes to Fastify's own parser, with the poisoning actions
-  // set above and the same body limit.
-  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig;
-  const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
-  app.addContentTypeParser<string>('application/json', { parseAs: 'string' }, (request, text, done) => {
-    if (text.length === 0) return done(null, undefined);
-    return parseJson(request, text, done);
-  });
-  app.register(formbody, { parser: (body: string) => parseQueryString(body) });
-  if (config.corsOrigins.length > 0) {
-    // @fastify/cors answers an OPTIONS that is not a preflight with a text/plain 400
-    // wants the error shape's 404 rest_no_route for it, as without CORS.
-    app.addHook('onRequest', async (request) => {
-      if (request.method === 'OPTIONS' && (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined)) {
-        throw new NoRouteError();
-      }
-    });
-    app.register(cors, {
-      origin: config.corsOrigins.includes('*') ? '*' : [...config.corsOrigins],
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      // A browser client may send Idempotency-Key and read whether a create was a replay.
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-      exposedHeaders: ['X-TEC-Total', 'X-TEC-TotalPages', 'Link', 'Idempotent-Replayed'],
-      maxAge: 600,
-    });
-  }
+  installBodyParsing(app);
+  if (config.corsOrigins.length > 0) installCors(app, config.corsOrigins);
 
   // Operator injection: `$`-prefixed keys are refused wherever they appear.
   app.addHook('preValidation', async (request) => {
@@ -187,4 +157,41 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   // `/`, `/en`, `/de`, `/fr`: links to the above for a visitor (outside the namespace, not catalogued).
   app.register(homeRoutes, { docs });
   return app;
+}
+
+/** The body parsers: JSON (an empty body is no body) and form bodies. */
+function installBodyParsing(app: FastifyInstance): void {
+  // The API speaks JSON and form bodies only; anything else (text/plain included) is a 415.
+  app.removeContentTypeParser('text/plain');
+  // An empty JSON body is no body, on every method: many clients send `Content-Type:
+  // application/json` on every request, a DELETE included, so the route answers as if nothing was
+  // sent. Only zero bytes count as empty: whitespace alone is not JSON and stays a 400
+  // rest_invalid_json. Anything else goes to Fastify's own parser, with the poisoning actions
+  // of the app's options and the same body limit.
+  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig;
+  const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
+  app.addContentTypeParser<string>('application/json', { parseAs: 'string' }, (request, text, done) => {
+    if (text.length === 0) return done(null, undefined);
+    return parseJson(request, text, done);
+  });
+  app.register(formbody, { parser: (body: string) => parseQueryString(body) });
+}
+
+/** CORS for the configured origins, an OPTIONS that is not a preflight answered as without it. */
+function installCors(app: FastifyInstance, origins: readonly string[]): void {
+  // @fastify/cors answers an OPTIONS that is not a preflight with a text/plain 400; the API
+  // answers it with the error shape's 404 rest_no_route, as without CORS.
+  app.addHook('onRequest', async (request) => {
+    if (request.method === 'OPTIONS' && (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined)) {
+      throw new NoRouteError();
+    }
+  });
+  app.register(cors, {
+    origin: origins.includes('*') ? '*' : [...origins],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    // A browser client may send Idempotency-Key and read whether a create was a replay.
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+    exposedHeaders: ['X-TEC-Total', 'X-TEC-TotalPages', 'Link', 'Idempotent-Replayed'],
+    maxAge: 600,
+  });
 }

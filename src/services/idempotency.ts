@@ -95,16 +95,13 @@ export function recordIdOf(keyHash: string): number {
   return Number.parseInt(keyHash.slice(0, 13), 16);
 }
 
-export function createIdempotencyService({ storage, lockMs, now = () => new Date(), onSweepError = () => undefined }: IdempotencyServiceDeps) {
-  const records = storage.idempotency;
-  /** Claims, outcomes and the sweep of one record run one at a time in this process. */
-  const locks = new KeyedLock<number>();
-  let nextSweepAt = 0;
-  let sweeping: Promise<number> | null = null;
+const expired = (record: IdempotencyDoc, at: Date): boolean => at.getTime() - record.createdAt.getTime() >= IDEMPOTENCY_WINDOW_MS;
+const inProgress = (until: Date, at: Date) => new IdempotencyInProgressError(Math.ceil((until.getTime() - at.getTime()) / 1000));
 
-  const expired = (record: IdempotencyDoc, at: Date): boolean => at.getTime() - record.createdAt.getTime() >= IDEMPOTENCY_WINDOW_MS;
+/** A key's record claimed for an attempt (new, run again, or answered again); writes conditioned on `attempts`. */
+function recordClaims(storage: IdempotencyServiceDeps['storage'], lockMs: number) {
+  const records = storage.idempotency;
   const lockEnd = (at: Date): Date => new Date(at.getTime() + lockMs);
-  const inProgress = (until: Date, at: Date) => new IdempotencyInProgressError(Math.ceil((until.getTime() - at.getTime()) / 1000));
 
   /** Writes `fields` if the record is still at `attempts`; whether it was. */
   async function swap(id: number, attempts: number, fields: Partial<Omit<IdempotencyDoc, '_id'>>): Promise<boolean> {
@@ -162,6 +159,20 @@ export function createIdempotencyService({ storage, lockMs, now = () => new Date
     throw inProgress(lockEnd(at), at);
   }
 
+  return { swap, claim };
+}
+
+/** The embedded engine's sweep of expired records, under each record's lock. */
+function recordSweeper(
+  storage: IdempotencyServiceDeps['storage'],
+  locks: KeyedLock<number>,
+  now: () => Date,
+  onSweepError: (error: unknown) => void,
+) {
+  const records = storage.idempotency;
+  let nextSweepAt = 0;
+  let sweeping: Promise<number> | null = null;
+
   /**
    * Deletes expired records, oldest first, at most SWEEP_BATCH: the embedded engine has no TTL
    * monitor. Each is read again under its lock, so a record a request has just renewed stays.
@@ -200,6 +211,15 @@ export function createIdempotencyService({ storage, lockMs, now = () => new Date
       });
   }
 
+  return { sweep, sweepNowAndThen, sweeping: (): Promise<number> | null => sweeping };
+}
+
+export function createIdempotencyService({ storage, lockMs, now = () => new Date(), onSweepError = () => undefined }: IdempotencyServiceDeps) {
+  /** Claims, outcomes and the sweep of one record run one at a time in this process. */
+  const locks = new KeyedLock<number>();
+  const { swap, claim } = recordClaims(storage, lockMs);
+  const { sweep, sweepNowAndThen, sweeping } = recordSweeper(storage, locks, now, onSweepError);
+
   return {
     /** Looks the key up: a stored success to answer again, or a claim to run the create under. Throws 409/422. */
     async begin(request: IdempotentCreate): Promise<IdempotencyStart> {
@@ -231,7 +251,7 @@ export function createIdempotencyService({ storage, lockMs, now = () => new Date
     sweep,
 
     /** The sweep running in the background, if any (tests wait for it). */
-    sweeping: (): Promise<number> | null => sweeping,
+    sweeping,
   };
 }
 

@@ -52,7 +52,8 @@ const COUNTS_TTL_MS = 10_000;
 const label: Record<Taxonomy, 'category' | 'tag'> = { categories: 'category', tags: 'tag' };
 const eventField: Record<Taxonomy, 'categoryIds' | 'tagIds'> = { categories: 'categoryIds', tags: 'tagIds' };
 
-export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, now = () => new Date() }: TermsServiceDeps) {
+/** A taxonomy's terms in storage: their names, look-ups and inserts, for the other parts of the service. */
+function termStore(taxonomy: Taxonomy, storage: TermsServiceDeps['storage']) {
   const collection = storage[taxonomy];
   const kind = label[taxonomy];
   const hierarchical = taxonomy === 'categories';
@@ -67,6 +68,52 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
 
   const all = () => collection.find({ filter: {}, sort: [['_id', 1]] });
 
+  /** A term by id, else by slug, else by name. */
+  async function lookup(item: string | number): Promise<TermDoc | null> {
+    const id = toId(item);
+    if (id !== null) return collection.findById(id);
+    const text = String(item).trim();
+    return (await collection.findOne({ slug: text })) ?? (await collection.findOne({ nameKey: text.toLowerCase() }));
+  }
+
+  function termExists(existing: TermDoc | null): ApiError {
+    const message = hierarchical ? 'errorMessage.term_exists.parent' : 'errorMessage.term_exists.taxonomy';
+    return new ApiError(400, 'term_exists', message, existing ? { term_id: existing._id } : {});
+  }
+
+  async function findByName(name: string, parent: number): Promise<TermDoc | null> {
+    return collection.findOne(hierarchical ? { nameKey: name.toLowerCase(), parent } : { nameKey: name.toLowerCase() });
+  }
+
+  /** Inserts with a unique slug (`-2`, `-3`…); a name clash is `term_exists`, race-free by index. */
+  async function insert(fields: Omit<TermDoc, '_id' | 'slug'>, slugBase: string, reservedId?: number): Promise<TermDoc> {
+    const id = reservedId ?? (await storage.nextId('terms'));
+    const base = slugFrom(slugBase, `${kind}-${id}`);
+    return insertWithUniqueSlug({
+      base,
+      id,
+      slugIndex,
+      insert: async (slug) => {
+        const doc: TermDoc = { _id: id, ...fields, slug };
+        try {
+          await collection.insertOne(doc);
+        } catch (err) {
+          if (err instanceof DuplicateKeyError && err.index === nameIndex) throw termExists(await findByName(fields.name, fields.parent));
+          throw err;
+        }
+        return doc;
+      },
+      exhausted: () => new Error(`Could not find a free slug for ${kind} "${base}"`),
+    });
+  }
+
+  return { taxonomy, storage, collection, kind, hierarchical, nameIndex, slugIndex, find, all, lookup, termExists, findByName, insert };
+}
+
+type TermStore = ReturnType<typeof termStore>;
+
+/** The event counts of a taxonomy's terms. */
+function termCounts({ taxonomy, storage }: TermStore, now: () => Date) {
   /**
    * Published events using each term (WordPress's published-post count), in one
    * facet query. Memoised: this process drops the memo on every event or term write (`invalidate`);
@@ -90,14 +137,11 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     memo = null;
   };
 
-  /** A term by id, else by slug, else by name. */
-  async function lookup(item: string | number): Promise<TermDoc | null> {
-    const id = toId(item);
-    if (id !== null) return collection.findById(id);
-    const text = String(item).trim();
-    return (await collection.findOne({ slug: text })) ?? (await collection.findOne({ nameKey: text.toLowerCase() }));
-  }
+  return { counts, invalidate };
+}
 
+/** Terms named by a request's parameters: lists of terms, a category's parent. */
+function termParams({ kind, hierarchical, lookup, all }: TermStore) {
   /** Every item must be an existing term (id, slug or name), else a 400 naming `param`. */
   async function resolveList(value: ListInputValue, param: string, errors: ParamErrors): Promise<number[] | undefined> {
     const items = toList(value, param);
@@ -135,48 +179,16 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     return parent._id;
   }
 
-  function termExists(existing: TermDoc | null): ApiError {
-    const message = hierarchical ? 'errorMessage.term_exists.parent' : 'errorMessage.term_exists.taxonomy';
-    return new ApiError(400, 'term_exists', message, existing ? { term_id: existing._id } : {});
-  }
+  return { resolveList, resolveParent };
+}
 
-  async function findByName(name: string, parent: number): Promise<TermDoc | null> {
-    return collection.findOne(hierarchical ? { nameKey: name.toLowerCase(), parent } : { nameKey: name.toLowerCase() });
-  }
-
-  /** Inserts with a unique slug (`-2`, `-3`…); a name clash is `term_exists`, race-free by index. */
-  async function insert(fields: Omit<TermDoc, '_id' | 'slug'>, slugBase: string, reservedId?: number): Promise<TermDoc> {
-    const id = reservedId ?? (await storage.nextId('terms'));
-    const base = slugFrom(slugBase, `${kind}-${id}`);
-    return insertWithUniqueSlug({
-      base,
-      id,
-      slugIndex,
-      insert: async (slug) => {
-        const doc: TermDoc = { _id: id, ...fields, slug };
-        try {
-          await collection.insertOne(doc);
-        } catch (err) {
-          if (err instanceof DuplicateKeyError && err.index === nameIndex) throw termExists(await findByName(fields.name, fields.parent));
-          throw err;
-        }
-        return doc;
-      },
-      exhausted: () => new Error(`Could not find a free slug for ${kind} "${base}"`),
-    });
-  }
-
+/** Creates, updates and deletes of terms. */
+function termWrites(
+  { taxonomy, storage, collection, kind, hierarchical, nameIndex, slugIndex, find, all, termExists, findByName, insert }: TermStore,
+  { counts, invalidate }: ReturnType<typeof termCounts>,
+  { resolveParent }: ReturnType<typeof termParams>,
+) {
   return {
-    taxonomy,
-    counts,
-    invalidate,
-    resolveList,
-
-    async get(id: number) {
-      const doc = await find(id);
-      return { doc, count: (await counts()).get(id) ?? 0 };
-    },
-
     /**
      * `reservedId` (an Idempotency-Key's create, src/services/idempotency.ts): the id to create
      * under; a term already stored under it was stored by an earlier attempt of the same request,
@@ -269,7 +281,18 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       invalidate();
       return { doc, count };
     },
+  };
+}
 
+/** The list of a taxonomy's terms. */
+function termList(
+  { taxonomy, storage, collection, hierarchical, lookup }: TermStore,
+  { counts }: ReturnType<typeof termCounts>,
+  { resolveList }: ReturnType<typeof termParams>,
+  perPageMax: number,
+  now: () => Date,
+) {
+  return {
     async list(params: TermListParams, caller: Caller | null): Promise<{ items: Array<{ doc: TermDoc; count: number }>; total: number; paging: Paging; args: Array<[string, string]> }> {
       const errors = new ParamErrors();
       const filter: TermListFilter = {};
@@ -312,7 +335,12 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       }
       return { items, total: matching.length, paging, args };
     },
+  };
+}
 
+/** Terms named in event writes, and categories expanded to their descendants for the event list. */
+function termEventRefs({ taxonomy, kind, hierarchical, all, lookup, findByName, insert }: TermStore) {
+  return {
     /** Event writes name terms by id, slug or name; unknown names are created later. */
     async resolveForEvent(value: ListInputValue, errors: ParamErrors): Promise<TermRef[] | undefined> {
       const refs: TermRef[] = [];
@@ -356,6 +384,30 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     async expandWithDescendants(ids: number[]): Promise<number[]> {
       return hierarchical ? withDescendants(ids, await all()) : ids;
     },
+  };
+}
+
+export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, now = () => new Date() }: TermsServiceDeps) {
+  const store = termStore(taxonomy, storage);
+  const counting = termCounts(store, now);
+  const { counts, invalidate } = counting;
+  const params = termParams(store);
+  const { find } = store;
+
+  return {
+    taxonomy,
+    counts,
+    invalidate,
+    resolveList: params.resolveList,
+
+    async get(id: number) {
+      const doc = await find(id);
+      return { doc, count: (await counts()).get(id) ?? 0 };
+    },
+
+    ...termWrites(store, counting, params),
+    ...termList(store, counting, params, perPageMax, now),
+    ...termEventRefs(store),
   };
 }
 

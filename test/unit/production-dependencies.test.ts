@@ -36,7 +36,7 @@ const isStringLiteral = (node: ts.Node | undefined): node is ts.StringLiteralLik
  * exist: their string arguments are loads like any `require`.
  */
 const PACKAGE_LOADERS: Record<string, string> = {
-  loadAndForget: 'src/lib/gazetteer.ts loads its CommonJS data packages through it, then drops them from the cache',
+  loadAndForget: 'src/lib/gazetteer/load.ts: the gazetteer loads its CommonJS data packages through it, then drops them from the cache',
 };
 
 /** A require made by createRequire: `createRequire(import.meta.url)`, or a name it was bound to. */

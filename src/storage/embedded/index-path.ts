@@ -9,12 +9,13 @@ import { type Bitset } from './bitset.js';
 import { compareValues, isPlainKey, typeRank } from './bson.js';
 import { type CachedClause } from './clause-cache.js';
 import { type Expr } from './filter.js';
+import { BracketEdge, type ProbeValue } from './index-scans.js';
 import { COST } from './plan-cost.js';
 // Type-only: the planner imports this module, and an emitted import back would make a cycle.
 import type { PlannerHost } from './planner.js';
 import { type Predicate } from './predicate.js';
 import { type ScratchBits } from './scratch-bits.js';
-import { BracketEdge, type ProbeValue, type SortedIndex } from './sorted-index.js';
+import { type SortedIndex } from './sorted-index.js';
 import { type ValuePostings } from './value-postings.js';
 
 /** A skip scan (one range per distinct leading value) is used up to this many leading values. */
