@@ -52,7 +52,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (a
     async (request, reply) =>
       reply.code(201).send(present(request, await service.create(request.body as unknown as TermInput & { name: string }, request.reservedId ?? undefined))),
   );
-  app.get(ID, { schema: { params: IdParamsSchema, response: single } }, async (request) => present(request, await service.get(request.params.id)));
+  app.get(ID, { schema: { params: IdParamsSchema, response: single } }, async (request) => present(request, await service.get(request.params.id, request.caller)));
   app.route({
     method: ['POST', 'PUT', 'PATCH'],
     url: ID,

@@ -55,3 +55,11 @@ export function eventUsableBy(doc: { status: PostStatus; dateUtc: Date; password
   if (doc === null) return false;
   return caller !== null || (effectiveStatus(doc, now) === 'publish' && doc.password === null);
 }
+
+/**
+ * Whose term counts a caller is shown: `all` published events for an editor, who can read every
+ * event in full; for everyone else `public`, the published events whose terms a list shows them
+ * (not protected, not hidden from listings).
+ */
+export type CountAudience = 'all' | 'public';
+export const countAudienceOf = (caller: Caller | null): CountAudience => (caller?.role === 'editor' ? 'all' : 'public');

@@ -9,8 +9,8 @@ import { type Paging, resolvePaging } from '../query/paging.js';
 import { statusFilter } from '../query/status.js';
 import { compileTermFilter, matchesSearch, resolveOrder, resolveOrderBy, sortTerms, type TermListFilter } from '../query/terms.js';
 import { type ListInputValue } from '../schemas/common.js';
-import { type Storage, type TermDoc } from '../storage/port.js';
-import { type Caller, eventUsableBy } from './access.js';
+import { type Filter, type Storage, type TermDoc } from '../storage/port.js';
+import { type Caller, type CountAudience, countAudienceOf, eventUsableBy } from './access.js';
 import { ParamErrors, termItems, toBool, toId, toList } from './input.js';
 import { insertWithUniqueSlug } from './unique-slug.js';
 
@@ -115,26 +115,32 @@ type TermStore = ReturnType<typeof termStore>;
 /** The event counts of a taxonomy's terms. */
 function termCounts({ taxonomy, storage }: TermStore, now: () => Date) {
   /**
-   * Published events using each term (WordPress's published-post count), in one
-   * facet query. Memoised: this process drops the memo on every event or term write (`invalidate`);
-   * writes made by other processes sharing a MongoDB show within COUNTS_TTL_MS.
+   * Published events using each term (WordPress's published-post count), in one facet query per
+   * audience (countAudienceOf): the public count leaves out the events a list would not show a
+   * reader their terms of — protected events (listed redacted) and those hidden from listings —
+   * so a count cannot reveal a protected event's categories. Memoised: this process drops the memos
+   * on every event or term write (`invalidate`); writes made by other processes sharing a MongoDB
+   * show within COUNTS_TTL_MS.
    */
-  let memo: { at: number; counts: Promise<Map<number, number>> } | null = null;
-  function counts(): Promise<Map<number, number>> {
+  const memos = new Map<CountAudience, { at: number; counts: Promise<Map<number, number>> }>();
+  function counts(audience: CountAudience = 'all'): Promise<Map<number, number>> {
     const at = Date.now();
+    const memo = memos.get(audience);
     if (memo && at - memo.at < COUNTS_TTL_MS) return memo.counts;
+    const published = statusFilter(['publish'], now());
+    const filter: Filter = audience === 'all' ? published : { $and: [published, { password: null }, { hideFromListings: false }] };
     const pending = storage.events
-      .countValues(eventField[taxonomy], statusFilter(['publish'], now()))
+      .countValues(eventField[taxonomy], filter)
       .then((rows) => new Map(rows.map((r) => [r.value as number, r.count])));
-    memo = { at, counts: pending };
+    memos.set(audience, { at, counts: pending });
     // A failed count must not be served from the memo.
     pending.catch(() => {
-      if (memo?.counts === pending) memo = null;
+      if (memos.get(audience)?.counts === pending) memos.delete(audience);
     });
     return pending;
   }
   const invalidate = (): void => {
-    memo = null;
+    memos.clear();
   };
 
   return { counts, invalidate };
@@ -311,14 +317,16 @@ function termList(
       const eventId = params.event ?? params.post;
       if (eventId !== undefined) {
         const found = await storage.events.findById(eventId);
-        const event = eventUsableBy(found, caller, now()) ? found : null;
+        // A protected event's terms are hidden from whoever cannot read it in full: naming it here
+        // must not list them.
+        const event = eventUsableBy(found, caller, now()) && (found!.password === null || caller?.role === 'editor') ? found : null;
         if (!event) errors.add(params.event !== undefined ? 'event' : 'post', 'The value must be the id of an existing event.');
         else filter.ofEvent = event[eventField[taxonomy]];
       }
       if (params.slug !== undefined) filter.slug = params.slug;
       if (!errors.empty) throw new InvalidParamsError(errors.params);
 
-      const [candidates, termCounts] = await Promise.all([collection.find({ filter: compileTermFilter(filter) }), counts()]);
+      const [candidates, termCounts] = await Promise.all([collection.find({ filter: compileTermFilter(filter) }), counts(countAudienceOf(caller))]);
       const hideEmpty = params.hide_empty === undefined ? true : toBool(params.hide_empty as never);
       const matching = candidates.filter(
         (t) => (params.search === undefined || matchesSearch(t, params.search)) && (!hideEmpty || (termCounts.get(t._id) ?? 0) > 0),
@@ -400,9 +408,9 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     invalidate,
     resolveList: params.resolveList,
 
-    async get(id: number) {
+    async get(id: number, caller: Caller | null) {
       const doc = await find(id);
-      return { doc, count: (await counts()).get(id) ?? 0 };
+      return { doc, count: (await counts(countAudienceOf(caller))).get(id) ?? 0 };
     },
 
     ...termWrites(store, counting, params),

@@ -18,7 +18,7 @@ import { type OrganizersService } from '../organizers.js';
 import { type TermsService } from '../terms.js';
 import { type VenuesService } from '../venues.js';
 import { distancePage, type EventGeo, type GeoFilter } from './geo.js';
-import { type EventReads, unlocks } from './read.js';
+import { type EventReads, readsInFull, unlocks } from './read.js';
 
 export interface EventListDeps {
   storage: Pick<Storage, 'events' | 'venues' | 'organizers'>;
@@ -63,11 +63,12 @@ function idList(value: ListInputValue, param: string, errors: ParamErrors): numb
 
 /**
  * Filters on fields a protected event hides (its text, terms, venue, organizers, flags) skip
- * protected events for anonymous callers, unless they hold its password — otherwise matching
- * would reveal what the redaction hides.
+ * protected events for every caller who could not read them in full — anyone but an editor asking
+ * `context=edit`, unless they hold the event's password — otherwise matching would reveal what the
+ * redaction hides (docs/differences.md, "Filters cannot reveal what redaction hides").
  */
 function protectedClauses(query: EventListQuery, caller: Caller | null, geolocEnabled: boolean): Filter[] {
-  if (caller !== null) return [];
+  if (readsInFull(query, caller)) return [];
   // Disabled, the geolocation parameters filter nothing, so they must not skip anything either.
   const geo = geolocEnabled ? [query.geoloc, query.geoloc_lat, query.geoloc_lng] : [];
   const hidden = [query.search, query.categories, query.tags, query.venue, query.organizer, query.featured, query.ticketed, ...geo];

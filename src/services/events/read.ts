@@ -5,7 +5,7 @@
 import { AccessDeniedError, NotFoundError } from '../../errors.js';
 import { type EventRelations } from '../../serialize/events.js';
 import { type EventDoc, type OrganizerDoc, type Storage, type TermDoc } from '../../storage/port.js';
-import { asSeen, type Caller, effectiveStatus, passwordMatches } from '../access.js';
+import { asSeen, type Caller, countAudienceOf, effectiveStatus, passwordMatches } from '../access.js';
 import { type OrganizersService } from '../organizers.js';
 import { type TermsService } from '../terms.js';
 import { type VenuesService } from '../venues.js';
@@ -34,7 +34,12 @@ export interface EventReadsDeps {
  * a single read and a list apply the same rule.
  */
 export function unlocks(password: string, request: { password?: string | undefined; context?: string | undefined }, caller: Caller | null): boolean {
-  return (request.context === 'edit' && caller?.role === 'editor') || passwordMatches(password, request.password);
+  return readsInFull(request, caller) || passwordMatches(password, request.password);
+}
+
+/** Whether the request reads every protected event in full: an editor asking `context=edit`. */
+export function readsInFull(request: { context?: string | undefined }, caller: Caller | null): boolean {
+  return request.context === 'edit' && caller?.role === 'editor';
 }
 
 export function createEventReads({ storage, venues, organizers, categories, tags, now }: EventReadsDeps) {
@@ -73,8 +78,8 @@ export function createEventReads({ storage, venues, organizers, categories, tags
       byIds(organizerIds, () => storage.organizers.find({ filter: { _id: { $in: organizerIds } } })),
       byIds(categoryIds, () => storage.categories.find({ filter: { _id: { $in: categoryIds } } })),
       byIds(tagIds, () => storage.tags.find({ filter: { _id: { $in: tagIds } } })),
-      categoryIds.length === 0 ? new Map<number, number>() : categories.counts(),
-      tagIds.length === 0 ? new Map<number, number>() : tags.counts(),
+      categoryIds.length === 0 ? new Map<number, number>() : categories.counts(countAudienceOf(caller)),
+      tagIds.length === 0 ? new Map<number, number>() : tags.counts(countAudienceOf(caller)),
     ]);
     // Embedded like the standalone reads: a scheduled record whose date has passed is published.
     const at = now();
