@@ -109,7 +109,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   // Rate limiting before authentication: a request refused for its credentials is counted too.
   const rateLimits = rateLimitsOf(config);
   installRateLimit(app, rateLimits, config.apiTokens);
-  installAuth(app, config.apiTokens);
+  installAuth(app, config.apiTokens, { failedPerMinute: config.rateLimitFailedAuth, nowMs: now && (() => now().getTime()) });
   // Load shedding when the event loop lags (liveness stays exempt).
   if (config.maxEventLoopDelayMs > 0) installLoadShedding(app, config.maxEventLoopDelayMs);
   installBodyParsing(app);

@@ -68,6 +68,8 @@ export interface Config {
   /** Requests per minute and API token (RATE_LIMIT_TOKEN_READS / _WRITES); 0 turns the limit off. */
   rateLimitTokenReads: number;
   rateLimitTokenWrites: number;
+  /** RATE_LIMIT_FAILED_AUTH: failed authentications an address may make a minute; 0 = no limit. */
+  rateLimitFailedAuth: number;
   /**
    * DATA_DIR: where the embedded engine keeps its LMDB environment (relative to the working
    * directory); null keeps it in memory only. `npm start` sets ./data.
@@ -181,6 +183,12 @@ export const ConfigSchema = Type.Object(
       'Read requests per minute and API token, from any address (a sync script re-posting a calendar never meets them); 0 = off',
     ),
     RATE_LIMIT_TOKEN_WRITES: whole(6_000, 0, 10_000_000, 'Write requests per minute and API token, from any address; 0 = off'),
+    RATE_LIMIT_FAILED_AUTH: whole(
+      10,
+      0,
+      10_000_000,
+      'Failed authentications (a malformed `Authorization` header or an unknown token) per minute and address; past it, that minute, they are answered 429 instead of 401. Valid tokens are never slowed; 0 = off',
+    ),
     DATA_DIR: Type.Optional(
       Type.String({
         pattern: '^[^\\u0000]*$',
@@ -399,6 +407,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitWrites: s.RATE_LIMIT_WRITES,
     rateLimitTokenReads: s.RATE_LIMIT_TOKEN_READS,
     rateLimitTokenWrites: s.RATE_LIMIT_TOKEN_WRITES,
+    rateLimitFailedAuth: s.RATE_LIMIT_FAILED_AUTH,
     dataDir: s.DATA_DIR ?? null,
     healthDetails: s.HEALTH_DETAILS,
     allowedHosts: allowedHostsOf(s.ALLOWED_HOSTS, s.HOST, publicUrl),

@@ -64,6 +64,7 @@ export async function openTestApp(
     RATE_LIMIT_WRITES: '0',
     RATE_LIMIT_TOKEN_READS: '0',
     RATE_LIMIT_TOKEN_WRITES: '0',
+    RATE_LIMIT_FAILED_AUTH: '0',
     // Load shedding is off in tests unless a test turns it on.
     MAX_EVENT_LOOP_DELAY_MS: '0',
     // The hosts the route suites name to see links follow the request's host; a blank value

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       rateLimitWrites: 120,
       rateLimitTokenReads: 60_000,
       rateLimitTokenWrites: 6_000,
+      rateLimitFailedAuth: 10,
       dataDir: null,
       serializationArenaMb: 64,
       serializationMemoEntries: 25_000,
