@@ -83,7 +83,7 @@ export function appLogging(
   const given = logger === undefined ? loggerOptions(level) : logger;
   const logging =
     given !== null && typeof given === 'object' && 'child' in given
-      ? { loggerInstance: given as FastifyBaseLogger }
+      ? { loggerInstance: given }
       : { logger: given as FastifyServerOptions['logger'] };
   return { ...logging, childLoggerFactory: redactingChildLoggerFactory };
 }

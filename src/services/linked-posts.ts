@@ -182,7 +182,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
 
   async function applyUpdate(current: D, set: Partial<D>): Promise<D> {
     const next = withSearchTerms({ ...current, ...set });
-    const updated = await collection.updateById(current._id, { $set: { ...set, searchTerms: next.searchTerms } as Partial<D> });
+    const updated = await collection.updateById(current._id, { $set: { ...set, searchTerms: next.searchTerms } });
     if (!updated) throw new NotFoundError(def.kind, current._id);
     return updated;
   }
@@ -246,7 +246,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     const set = prepare(input, current, errors);
     if (!errors.empty) throw new InvalidParamsError(errors.params);
     const next = withSearchTerms({ ...current, ...set });
-    return changedFields(current, { ...set, searchTerms: next.searchTerms } as Partial<D>, ['modifiedUtc']);
+    return changedFields(current, { ...set, searchTerms: next.searchTerms }, ['modifiedUtc']);
   }
 
   /** What a duplicate create writes onto the existing record: its own spelling of the name stays. */

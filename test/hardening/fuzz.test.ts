@@ -248,7 +248,7 @@ describe.each(engines)('fuzzing every route ($name engine)', (engine: EngineUnde
           const url = query === '' ? path : `${path}?${query}`;
           const headers: Record<string, string> = { ...auth };
           if (body?.contentType !== undefined) headers['content-type'] = body.contentType;
-          const options: InjectOptions = { method: route.method as InjectOptions['method'], url, headers };
+          const options: InjectOptions = { method: route.method, url, headers };
           if (body !== undefined) options.payload = body.payload;
           const before = route.write ? await snapshot(storage) : null;
           const response = await app.inject(options);

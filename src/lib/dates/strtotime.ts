@@ -32,7 +32,7 @@ class ShiftedDate extends Date {
     if (args.length >= 2) {
       const [year, month, day = 1, hour = 0, minute = 0, second = 0, ms = 0] = args as number[];
       const d = new Date(0);
-      d.setUTCFullYear(year as number, month as number, day);
+      d.setUTCFullYear(year as number, month, day);
       d.setUTCHours(hour, minute, second, ms);
       super(d.getTime() - SHIFT_MS);
     } else if (args.length === 1) {

@@ -334,7 +334,7 @@ export class IndexPaths {
     if (nearest !== undefined) {
       if (singleEntry) {
         delta = prefixes.map((prefix) => {
-          const before = edge(nearest!.bound, nearest!.op!, prefix);
+          const before = edge(nearest.bound, nearest.op!, prefix);
           const after = edge(bound, range.op, prefix);
           // Lower bounds match [edge, end): a smaller edge adds entries; upper bounds match [start, edge).
           return before <= after ? { from: before, to: after, set: !lower } : { from: after, to: before, set: lower };

@@ -187,7 +187,7 @@ export function createMongoCollection<T extends { _id: number }>(
       for (const doc of docs) assertNoUndefined(doc, 'document');
       let result: { acknowledged: boolean; insertedCount: number };
       try {
-        result = await collection.insertMany(docs as unknown as StoredDocument[], { ordered: false });
+        result = await collection.insertMany(docs, { ordered: false });
       } catch (error) {
         const failures = insertManyFailures(error, docs.length, indexes);
         if (failures === null) throw translateMongoError(error, `${name}.insertMany`, indexes);
@@ -246,7 +246,7 @@ export function createMongoCollection<T extends { _id: number }>(
     },
 
     async updateById(id, update: Update<T>) {
-      const $set = checkedSetById(update.$set as Record<string, unknown> | undefined, id);
+      const $set = checkedSetById(update.$set, id);
       const unset = update.$unset ?? [];
       for (const field of unset) {
         if (field === '_id') throw new UnsupportedQueryError('$unset: _id is immutable.');
