@@ -101,6 +101,7 @@ const TOKEN_HINT = /\b(?:saint|sankt|mount|fort)/;
  */
 export function normalizeName(value: string): string {
   let key = value.toLowerCase();
+  // eslint-disable-next-line no-control-regex -- the class is all of ASCII: the test is for any character past it
   if (/[^\x00-\x7f]/.test(key)) {
     key = key
       .normalize('NFKD')
@@ -683,7 +684,7 @@ function geocodeUnsafe(query: GazetteerQuery): GazetteerHit | null {
   if (!cityKey) return lastResort;
   const cities = getCities();
   if (!cities) return lastResort;
-  let index = -1;
+  let index: number;
   if (cc) {
     index = findCity(cities, cc, cityKey, regionKey);
   } else {

@@ -23,7 +23,8 @@ const MAX_SKIP_SCAN = 32;
 /** An index access path: positions in one sorted index, the text index, or a known slot list. */
 export interface IndexPath {
   estimate: number;
-  slots(): number[];
+  /** A function property, not a method: an access is built with it detached from its path. */
+  slots: () => number[];
   slotsCost: number;
   toBits(): Bitset;
   /** For range clauses: the family their bitsets are derived in. */
