@@ -52,7 +52,7 @@ try {
         timeout: 30,
         requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: urls[next++ % urls.length]! }) }],
       },
-      (error, finished) => (error ? reject(error) : resolve(finished)),
+      (error: Error | null, finished) => (error ? reject(error) : resolve(finished)),
     );
     instance.on('response', (_client, statusCode) => statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1));
   });

@@ -115,6 +115,7 @@ export function scenarioUrls(scenario: Scenario, facts: RequestFacts, count = 12
         if (random() < 0.5) {
           params.set('start_date', day(now));
           params.set('end_date', day(now + 7 * DAY));
+          // eslint-disable-next-line no-dupe-else-if -- a second draw, not the same condition
         } else if (random() < 0.5) {
           params.set('page', String(2 + Math.floor(random() * 3)));
         }

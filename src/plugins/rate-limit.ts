@@ -100,7 +100,7 @@ export function installRateLimit(app: FastifyInstance, limits: RateLimits, token
   // order); the limiter itself exists once the plugin above has loaded, before any request.
   let limiter: onRequestAsyncHookHandler | undefined;
   app.addHook('onRequest', async function (request, reply) {
-    limiter ??= app.rateLimit() as onRequestAsyncHookHandler;
+    limiter ??= app.rateLimit();
     await limiter.call(this, request, reply);
   });
 }

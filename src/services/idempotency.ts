@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../../indexes/idempotency.js';
 import { DuplicateKeyError, IdempotencyInProgressError, IdempotencyKeyMismatchError } from '../errors.js';
 import { KeyedLock } from '../lib/keyed-lock.js';
-import { type IdempotencyDoc, type ManyUpdate, type SequenceName, type Storage } from '../storage/port.js';
+import { type IdempotencyDoc, type SequenceName, type Storage } from '../storage/port.js';
 
 export const IDEMPOTENCY_WINDOW_MS = IDEMPOTENCY_WINDOW_SECONDS * 1000;
 /** The embedded engine's sweep of expired records runs at most this often… */
@@ -105,7 +105,7 @@ function recordClaims(storage: IdempotencyServiceDeps['storage'], lockMs: number
 
   /** Writes `fields` if the record is still at `attempts`; whether it was. */
   async function swap(id: number, attempts: number, fields: Partial<Omit<IdempotencyDoc, '_id'>>): Promise<boolean> {
-    return (await records.updateMany({ _id: id, attempts }, { $set: fields as ManyUpdate['$set'] })) === 1;
+    return (await records.updateMany({ _id: id, attempts }, { $set: fields })) === 1;
   }
 
   /** A new record, or one replacing an expired record of the slot; false when another request got there first. */

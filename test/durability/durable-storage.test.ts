@@ -130,7 +130,7 @@ describe('durable storage: restore', () => {
         empty: { list: [], object: {}, nothing: null },
       },
     };
-    await storage.tags.insertOne(odd as never);
+    await storage.tags.insertOne(odd);
     const before = await storage.tags.findById(1);
     await storage.close();
     const restored = await openTracked(dir);

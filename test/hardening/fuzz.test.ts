@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { type FastifyInstance, type InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Storage } from '../../src/storage/port.js';
-import { API, EDITOR, EDITOR_TOKEN, ROOTS, type TestApp, VIEWER, VIEWER_TOKEN, createEventOk, insertCategory, insertOrganizer, insertTag, insertVenue, openTestApp, snapshot } from '../helpers/app.js';
+import { API, EDITOR, ROOTS, type TestApp, VIEWER, createEventOk, insertCategory, insertOrganizer, insertTag, insertVenue, openTestApp, snapshot } from '../helpers/app.js';
 import { type EngineUnderTest, enginesUnderTest } from '../helpers/engines.js';
 
 const { engines } = await enginesUnderTest();
@@ -243,7 +243,7 @@ describe.each(engines)('fuzzing every route ($name engine)', (engine: EngineUnde
       const response = await app.inject({ method: 'GET', url: `${API}/${pathAndQuery}` });
       // One item is read as its value; several are a 400 naming the parameter.
       expect([200, 400]).toContain(response.statusCode);
-      if (response.statusCode === 400) expect(JSON.parse(response.body).code).toBe('rest_invalid_param');
+      if (response.statusCode === 400) expect(response.json<{ code: string }>().code).toBe('rest_invalid_param');
     },
   );
 
@@ -274,7 +274,7 @@ describe.each(engines)('fuzzing every route ($name engine)', (engine: EngineUnde
           const headers: Record<string, string> = { ...auth };
           if (host !== undefined) headers.host = host;
           if (body?.contentType !== undefined) headers['content-type'] = body.contentType;
-          const options: InjectOptions = { method: route.method as InjectOptions['method'], url, headers };
+          const options: InjectOptions = { method: route.method, url, headers };
           if (body !== undefined) options.payload = body.payload;
           const before = route.write ? await snapshot(storage) : null;
           const response = await app.inject(options);

@@ -97,6 +97,7 @@ describe('seed sources: items', () => {
   // instructions. The runtime function that compares hidden classes needs natives syntax, allowed
   // here for the functions compiled after it (the one below).
   setFlagsFromString('--allow-natives-syntax');
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- natives syntax compiles only at run time
   const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
 
   it('share one hidden class from a JSON Lines file, whatever the records hold', async () => {

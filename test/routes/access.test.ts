@@ -127,7 +127,7 @@ describe.each(engines)('$name engine: access rules', (engine) => {
       async (query) => {
         const response = await get(`/events?${query}`);
         expect(response.statusCode).toBe(400);
-        const body = json(response) as { code: string; data: { params: Record<string, string> } };
+        const body = json<{ code: string; data: { params: Record<string, string> } }>(response);
         expect(body.code).toBe('rest_invalid_param');
         expect(Object.keys(body.data.params).some((key) => key.startsWith('$'))).toBe(true);
       },

@@ -87,7 +87,7 @@ function responseChecker(doc: OpenApi) {
       pointer = declared.$ref.replace(/\{/g, '%7B').replace(/\}/g, '%7D');
       resolved = doc.components.responses[declared.$ref.split('/').at(-1)!] as Json;
     }
-    for (const name of Object.keys((resolved.headers ?? {}) as Json)) {
+    for (const name of Object.keys(resolved.headers ?? {})) {
       if (name !== 'Link' && response.headers[name.toLowerCase()] === undefined) return `${method} ${path} ${status}: header ${name} missing`;
     }
     const ref = `${DOC_ID}${pointer}/content/application~1json/schema`;

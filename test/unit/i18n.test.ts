@@ -73,7 +73,7 @@ describe('translation files', () => {
 
   it.each(LANGUAGES.filter((l) => l !== 'en'))('%s has the placeholders of the English text in every text', (language) => {
     const differing = Object.entries(english)
-      .filter(([key, text]) => placeholdersOf(String(files[language]?.[key] ?? '')).join() !== placeholdersOf(String(text)).join())
+      .filter(([key, text]) => placeholdersOf((files[language]?.[key] as string | undefined) ?? '').join() !== placeholdersOf(String(text)).join())
       .map(([key]) => key);
     expect(differing).toEqual([]);
   });

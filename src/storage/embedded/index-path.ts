@@ -24,7 +24,8 @@ const MAX_SKIP_SCAN = 32;
 /** An index access path: positions in one sorted index, the text index, or a known slot list. */
 export interface IndexPath {
   estimate: number;
-  slots(): number[];
+  /** A function property, not a method: an access is built with it detached from its path. */
+  slots: () => number[];
   slotsCost: number;
   toBits(): Bitset;
   /** For range clauses: the family their bitsets are derived in. */
@@ -335,7 +336,7 @@ export class IndexPaths {
     if (nearest !== undefined) {
       if (singleEntry) {
         delta = prefixes.map((prefix) => {
-          const before = edge(nearest!.bound, nearest!.op!, prefix);
+          const before = edge(nearest.bound, nearest.op!, prefix);
           const after = edge(bound, range.op, prefix);
           // Lower bounds match [edge, end): a smaller edge adds entries; upper bounds match [start, edge).
           return before <= after ? { from: before, to: after, set: !lower } : { from: after, to: before, set: lower };
