@@ -114,7 +114,7 @@ export interface SeedCliOptions {
 export async function seedCli(argv: readonly string[], options: SeedCliOptions = {}): Promise<number> {
   const out = options.out ?? process.stdout;
   const err = options.err ?? process.stderr;
-  const started = startCli(argv, parseSeedArgs, { name: 'seed', usage: SEED_USAGE, env: options.env ?? process.env, out, err });
+  const started = startCli(argv, parseSeedArgs, { name: 'seed', usage: SEED_USAGE, env: options.env, out, err });
   if (typeof started === 'number') return started;
   const { args, config } = started;
 

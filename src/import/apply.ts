@@ -82,15 +82,15 @@ async function applyLinkedPosts(run: RunState, resource: 'venues' | 'organizers'
       const body = linkedPostBody(entry.record, current);
       if (current) {
         run.ids[resource].defined.set(entry.slug, current._id);
-        if (Object.keys(service.changes(current as never, body as never)).length === 0) return 'unchanged';
-        if (!run.dryRun) await service.update({ id: current._id }, body as never);
+        if (Object.keys(service.changes(current as never, body)).length === 0) return 'unchanged';
+        if (!run.dryRun) await service.update({ id: current._id }, body);
         return 'updated';
       }
       if (run.dryRun) {
         run.ids[resource].defined.set(entry.slug, run.nextPlaceholder());
         return 'created';
       }
-      const doc = await service.createWithSlug(body as never, CALLER, entry.slug);
+      const doc = await service.createWithSlug(body, CALLER, entry.slug);
       run.ids[resource].defined.set(entry.slug, doc._id);
       return 'created';
     }),

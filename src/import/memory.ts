@@ -14,7 +14,7 @@ const NULL = Symbol('null');
  * A map of at most `capacity` entries that forgets the least recently used one first (lru-cache).
  * Null is a value like any other; undefined is none (setting it removes the entry).
  */
-export class LruCache<K extends {}, V> {
+export class LruCache<K extends NonNullable<unknown>, V> {
   private readonly cache: LRUCache<K, NonNullable<V> | typeof NULL>;
   constructor(capacity: number) {
     this.cache = new LRUCache({ max: Math.max(1, Math.floor(capacity)) });
@@ -30,7 +30,7 @@ export class LruCache<K extends {}, V> {
   }
 
   set(key: K, value: V): void {
-    this.cache.set(key, value === null ? NULL : (value as NonNullable<V>));
+    this.cache.set(key, value === null ? NULL : (value));
   }
 
   get size(): number {

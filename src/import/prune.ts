@@ -34,7 +34,7 @@ export async function prune(run: RunState, remove: boolean): Promise<Partial<Rec
       if (list.slugs.length < PRUNE_SAMPLE) list.slugs.push(doc.slug);
       if (!remove) return;
       // Terms are removed once all are known (children first); posts at once.
-      if (resource === 'categories' || resource === 'tags') candidates.push(doc as TermDoc);
+      if (resource === 'categories' || resource === 'tags') candidates.push(doc);
       else await removePost(run, resource, doc as never);
     });
     if (remove && candidates.length > 0) await removeTerms(run, resource as 'categories' | 'tags', candidates as TermDoc[]);

@@ -148,7 +148,7 @@ export async function readJsonArray(source: SeedSource): Promise<unknown[]> {
     throw new SourceError(`${source.display}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }
   if (!Array.isArray(data)) throw new SourceError(`${source.display}: a seed file must hold a JSON array of records`);
-  return data;
+  return data as unknown[];
 }
 
 const LINE_FEED = 0x0a;

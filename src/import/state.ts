@@ -212,7 +212,7 @@ export class RunState {
     const found = new Map<string, Awaited<ReturnType<Storage[R]['find']>>[number]>();
     for (let i = 0; i < slugs.length; i += LOOKUP_CHUNK) {
       const docs = await (this.storage[resource] as Storage['events']).find({ filter: { slug: { $in: slugs.slice(i, i + LOOKUP_CHUNK) } } });
-      for (const doc of docs) found.set(doc.slug, doc as never);
+      for (const doc of docs) found.set(doc.slug, doc);
     }
     return found;
   }

@@ -11,7 +11,7 @@ import { type TermDoc } from '../storage/port.js';
 import { checkSeedEvent, publicationDateErrors, recordIdentity, slugToReport } from './checks.js';
 import { LOOKUP_CHUNK } from './memory.js';
 import { SeedError } from './report.js';
-import { type FieldError, fieldErrors, type SeedCategory, type SeedEvent, type SeedOrganizer, type SeedRecordTypes, type SeedVenue, seedValidator } from './schemas.js';
+import { type FieldError, fieldErrors, type SeedCategory, type SeedEvent, type SeedRecordTypes, type SeedVenue, seedValidator } from './schemas.js';
 import { formatPosition, readSource, readSourceSteps, type RecordPosition, type SeedSource, SourceError } from './sources.js';
 import { eachRef, type Entry, fieldOf, type KeptEvent, type RunState, SMALL, type SmallResource } from './state.js';
 
@@ -39,7 +39,7 @@ async function validateSmall<R extends SmallResource>(run: RunState, resource: R
           continue;
         }
         const record = item.record as SeedRecordTypes[R];
-        const name = 'name' in record ? record.name : 'venue' in record ? record.venue : (record as SeedOrganizer).organizer;
+        const name = 'name' in record ? record.name : 'venue' in record ? record.venue : 'organizer' in record ? record.organizer : '';
         const slug = recordIdentity(record, name, errors);
         const first = slugs.get(slug);
         if (first !== undefined) errors.push({ field: 'slug', message: `slug "${slug}" is already used by ${formatPosition(first)}.` });
@@ -191,7 +191,7 @@ async function checkEventReferences(run: RunState, batch: readonly Pending[]): P
   // Only a record naming something outside the files needs storage (and a second look): the
   // others are counted at once.
   const outside: Pending[] = [];
-  let named = false;
+  let named: boolean;
   // Visitors made once a batch, not once a record.
   const collect = (resource: SmallResource, s: string): void => {
     if (run.fileSlugs[resource].has(s)) return;

@@ -151,7 +151,7 @@ function geocodeUnsafe(query: GazetteerQuery): GazetteerHit | null {
   if (!cityKey) return lastResort;
   const cities = getCities();
   if (!cities) return lastResort;
-  let index = -1;
+  let index: number;
   if (cc) {
     index = findCity(cities, cc, cityKey, regionKey);
   } else {

@@ -172,7 +172,7 @@ function linkedPostFields<D extends LinkedPostDoc, I extends LinkedPostInput>({ 
     const set = prepare(input, current, errors);
     if (!errors.empty) throw new InvalidParamsError(errors.params);
     const next = withSearchTerms({ ...current, ...set });
-    return changedFields(current, { ...set, searchTerms: next.searchTerms } as Partial<D>, ['modifiedUtc']);
+    return changedFields(current, { ...set, searchTerms: next.searchTerms }, ['modifiedUtc']);
   }
 
   /** What a duplicate create writes onto the existing record: its own spelling of the name stays. */
@@ -201,7 +201,7 @@ function linkedPostCreates<D extends LinkedPostDoc, I extends LinkedPostInput>(
 
   async function applyUpdate(current: D, set: Partial<D>): Promise<D> {
     const next = withSearchTerms({ ...current, ...set });
-    const updated = await collection.updateById(current._id, { $set: { ...set, searchTerms: next.searchTerms } as Partial<D> });
+    const updated = await collection.updateById(current._id, { $set: { ...set, searchTerms: next.searchTerms } });
     if (!updated) throw new NotFoundError(def.kind, current._id);
     return updated;
   }

@@ -494,8 +494,8 @@ describe.each(engines)('$name engine: access rules', (engine) => {
 
     it('term counts follow what the caller could list: a protected event counts for editors only', async () => {
       const countOf = async (headers: Record<string, string>) => {
-        const list = json(await get(`/categories?include=${only.category}&hide_empty=false`, headers)).categories as Array<{ id: number; count: number }>;
-        const single = json(await get(`/categories/${only.category}`, headers)) as { count: number };
+        const list = json<{ categories: Array<{ id: number; count: number }> }>(await get(`/categories?include=${only.category}&hide_empty=false`, headers)).categories;
+        const single = json<{ count: number }>(await get(`/categories/${only.category}`, headers));
         expect(single.count).toBe(list[0]!.count);
         return single.count;
       };

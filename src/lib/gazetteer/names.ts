@@ -29,7 +29,7 @@ const TOKEN_HINT = /\b(?:saint|sankt|mount|fort)/;
  */
 export function normalizeName(value: string): string {
   let key = value.toLowerCase();
-  if (/[^\x00-\x7f]/.test(key)) {
+  if (hasNonAscii(key)) {
     key = key
       .normalize('NFKD')
       .replace(/\p{M}+/gu, '')
@@ -54,4 +54,10 @@ export function field(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const trimmed = value.trim();
   return trimmed.length > MAX_FIELD ? null : trimmed;
+}
+
+/** Whether `text` has a character past ASCII. */
+function hasNonAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return true;
+  return false;
 }

@@ -102,7 +102,7 @@ export function createEventLinks({ storage, venues, organizers, categories, tags
 
   async function commitLink(service: VenuesService | OrganizersService, ref: LinkRef, caller: Caller): Promise<number> {
     if ('id' in ref) return ref.id;
-    const { doc } = await service.commitCreate(ref.create as never, caller, ref.description);
+    const { doc } = await service.commitCreate(ref.create, caller, ref.description);
     return doc._id;
   }
 

@@ -84,7 +84,7 @@ function listArgs(query: EventListQuery, resolved: ResolvedList, compiled: Compi
     const value = compiled.effectiveDates[param];
     if (value !== undefined) args.push([param, value]);
   }
-  const echo = (name: string, value: unknown) => {
+  const echo = (name: string, value: string | number | boolean | readonly (string | number)[] | undefined) => {
     if (value !== undefined) args.push([name, Array.isArray(value) ? value.join(',') : String(value)]);
   };
   echo('strict_dates', query.strict_dates);
@@ -206,7 +206,7 @@ export function createEventList(deps: EventListDeps) {
         doc: asSeen(doc, at),
         locked: doc.password !== null && !unlocks(doc.password, query, caller),
         relations: relations[i] as EventRelations,
-        ...(distances ? { distance: distances[i] as number } : {}),
+        ...(distances ? { distance: distances[i] } : {}),
       })),
       total,
       paging: compiled.paging,

@@ -66,6 +66,7 @@ function writable(value: unknown): unknown {
   if (!Array.isArray(value) && !isPlainObject(value)) throw UNSTORABLE;
   let out = value as Record<string, unknown>;
   // for-in: the fast walk over an object's own fields (a plain object inherits no enumerable one).
+  // eslint-disable-next-line @typescript-eslint/no-for-in-array -- arrays too: only -0 needs replacing, and a hole holds none
   for (const key in value) {
     if (key === '__proto__') throw UNSTORABLE;
     const child = (value as Record<string, unknown>)[key];
@@ -159,7 +160,7 @@ function wrapCollection<T extends Doc>(db: Database, target: Collection<T>, writ
       const docs = await Promise.all(ids.map((id) => target.findById(id)));
       const images = docs.map((doc) => doc && storable(doc, 'document'));
       // In an object: an async function returning the promise itself would wait for the commit.
-      return { committed: queued(db.batch(() => ids.forEach((id, i) => (images[i] === null ? db.remove(id) : db.put(id, images[i]))))) };
+      return { committed: queued(db.batch(() => ids.forEach((id, i) => void (images[i] === null ? db.remove(id) : db.put(id, images[i]))))) };
     } catch (error) {
       throw failWith(error);
     }
@@ -180,7 +181,7 @@ function wrapCollection<T extends Doc>(db: Database, target: Collection<T>, writ
         const failures = await target.insertMany(docs);
         const failed = new Set(failures.map((failure) => failure.index));
         // One batch: lmdb-js then queues the puts without waking its writer thread for each.
-        const write = db.batch(() => docs.forEach((doc, i) => failed.has(i) || db.put(doc._id, values[i])));
+        const write = db.batch(() => docs.forEach((doc, i) => failed.has(i) || void db.put(doc._id, values[i])));
         return { result: failures, committed: queued(write) };
       }),
     updateById: (id, update) =>
@@ -240,7 +241,7 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
       const first = (counters.get(sequence) ?? 0) + 1;
       counters.set(sequence, first + count - 1);
       // Not awaited: see the module comment. The counter holds the last id reserved.
-      queued(dbs.sequences.put(sequence, first + count - 1));
+      void queued(dbs.sequences.put(sequence, first + count - 1));
       return first;
     },
     async ensureIndexes() {

@@ -141,7 +141,7 @@ interface MongoContext {
   name: string;
   indexes: readonly IndexDefinition[];
   /** Runs one driver operation, its errors translated to the port's. */
-  run<R>(operation: string, fn: () => Promise<R>): Promise<R>;
+  run: <R>(operation: string, fn: () => Promise<R>) => Promise<R>;
   readOptions: { maxTimeMS: number };
 }
 
@@ -282,7 +282,7 @@ function mongoWrites<T extends { _id: number }>(
       for (const doc of docs) assertNoUndefined(doc, 'document');
       let result: { acknowledged: boolean; insertedCount: number };
       try {
-        result = await collection.insertMany(docs as unknown as StoredDocument[], { ordered: false });
+        result = await collection.insertMany(docs, { ordered: false });
       } catch (error) {
         const failures = insertManyFailures(error, docs.length, indexes);
         if (failures === null) throw translateMongoError(error, `${name}.insertMany`, indexes);
@@ -297,7 +297,7 @@ function mongoWrites<T extends { _id: number }>(
     },
 
     async updateById(id, update: Update<T>) {
-      const $set = checkedSetById(update.$set as Record<string, unknown> | undefined, id);
+      const $set = checkedSetById(update.$set, id);
       const unset = update.$unset ?? [];
       for (const field of unset) {
         if (field === '_id') throw new UnsupportedQueryError('$unset: _id is immutable.');
