@@ -239,7 +239,7 @@ function linkedPostCreates<D extends LinkedPostDoc, I extends LinkedPostInput>(
   }
 
   /**
-   * Bulk loading (the seed CLI): creates with the slug the seed names the record by, without the
+   * Bulk loading (the seed import): creates with the slug the seed names the record by, without the
    * API's de-duplication by name (the slug is the seed's identity). A taken slug is a conflict.
    */
   async function createWithSlug(input: I & { [name: string]: unknown }, caller: Caller, slug: string): Promise<D> {
