@@ -1,12 +1,55 @@
 import { defineConfig } from 'vitest/config';
 
+/** What every project shares (inline projects do not inherit the root's test options). */
+const common = {
+  environment: 'node',
+  testTimeout: 20_000,
+  hookTimeout: 60_000,
+} as const;
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    environment: 'node',
-    // Decides once per run where MongoDB comes from (and starts one in-memory server if need be).
+    // Decides once per run where MongoDB comes from (and starts one in-memory server if need be);
+    // the root's provided context reaches every project.
     globalSetup: ['test/helpers/global-setup.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    maxWorkers: 2,
+    projects: [
+      {
+        test: {
+          ...common,
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/services/**/*.test.ts'],
+          pool: 'forks',
+          isolate: false,
+        },
+      },
+      {
+        test: {
+          ...common,
+          name: 'contract',
+          include: ['test/contract/**/*.test.ts'],
+          pool: 'forks',
+          isolate: false,
+        },
+      },
+      {
+        test: {
+          ...common,
+          name: 'routes',
+          include: ['test/routes/**/*.test.ts', 'test/hardening/**/*.test.ts'],
+          pool: 'forks',
+          isolate: false,
+        },
+      },
+      {
+        test: {
+          ...common,
+          name: 'processes',
+          include: ['test/cli/**/*.test.ts', 'test/durability/**/*.test.ts'],
+          pool: 'forks',
+          isolate: false,
+        },
+      },
+    ],
   },
 });

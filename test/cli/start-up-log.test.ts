@@ -2,7 +2,8 @@
  * What the server process writes: after listening, one short block saying where it listens, where
  * the API docs are, the storage and where its data lives, and every risky mode in words; health
  * probes only at debug; LOG_LEVEL=debug adding lines that info leaves out; LOG_FORMAT=pretty
- * giving human-readable lines instead of JSON.
+ * giving human-readable lines instead of JSON. Every run ends with a SIGTERM that must exit 0
+ * (the graceful shutdown), and the first serves the seed calendar it loaded at start-up.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -22,8 +23,11 @@ interface Line {
   req?: { url?: string };
 }
 
-/** Starts the server, asks for readiness once it listens, stops it with SIGTERM; returns all it wrote to stdout. */
-async function runServer(env: Record<string, string>): Promise<string> {
+/**
+ * Starts the server, asks for readiness once it listens (then runs `whileListening`, if given),
+ * stops it with SIGTERM; returns all it wrote to stdout.
+ */
+async function runServer(env: Record<string, string>, whileListening?: (base: string) => Promise<void>): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', STORAGE: 'embedded', LOG_FORMAT: 'json', SEED_ON_START: 'false', ...env },
@@ -44,6 +48,7 @@ async function runServer(env: Record<string, string>): Promise<string> {
   }
   const base = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
   expect((await fetch(`${base}/health/ready`)).status).toBe(200);
+  await whileListening?.(base!);
   child.kill('SIGTERM');
   const [code] = await exited;
   expect(code, stderr).toBe(0);
@@ -62,11 +67,19 @@ afterEach(() => {
 });
 
 describe('server process output', () => {
-  it('prints the start-up block once listening, at info, with nothing at debug', { timeout: 90_000 }, async () => {
+  it('prints the start-up block once listening, at info, with nothing at debug; serves the seed calendar', { timeout: 90_000 }, async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'calendar-start-up-'));
     dirs.push(dataDir);
     // A relative DATA_DIR, as `npm start` sets it: the block names the absolute directory.
-    const lines = jsonLines(await runServer({ DATA_DIR: path.relative(root, dataDir), SEED_ON_START: 'true' }));
+    const stdout = await runServer({ DATA_DIR: path.relative(root, dataDir), SEED_ON_START: 'true' }, async (base) => {
+      const ready = await fetch(`${base}/health/ready`);
+      expect(await ready.json()).toMatchObject({ status: 'ready', engine: 'embedded' });
+      // An event of the seed calendar (seeds/events.json).
+      const event = await fetch(`${base}/calendar/events/v1/events/by-slug/symphony-night`);
+      expect(event.status).toBe(200);
+      expect(await event.json()).toMatchObject({ slug: 'symphony-night', title: 'Symphony Night' });
+    });
+    const lines = jsonLines(stdout);
     const messages = lines.map((l) => l.msg);
     const listening = messages.findIndex((m) => m.startsWith('calendar-service listening on '));
     expect(listening).toBeGreaterThan(0);

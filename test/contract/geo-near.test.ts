@@ -8,20 +8,13 @@ import { EARTH_RADIUS_KM, toRadians } from '../../src/query/geo.js';
 import { type Storage } from '../../src/storage/port.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 import { makeVenueDoc, point } from '../helpers/factories.js';
+// The reference angle: an independent check of the engines' distances.
+import { angleViaVectors as angle } from '../helpers/sphere.js';
 
 const { engines } = await enginesUnderTest();
 const engineCases = engines.map((engine) => [engine.name, engine] as const);
 
 type LngLat = [number, number];
-
-/** Central angle from unit vectors: an independent check of the engines' distances. */
-function angle([lng1, lat1]: LngLat, [lng2, lat2]: LngLat): number {
-  const rad = Math.PI / 180;
-  const v = (lng: number, lat: number) => [Math.cos(lat * rad) * Math.cos(lng * rad), Math.cos(lat * rad) * Math.sin(lng * rad), Math.sin(lat * rad)] as const;
-  const [ax, ay, az] = v(lng1, lat1);
-  const [bx, by, bz] = v(lng2, lat2);
-  return Math.atan2(Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx), ax * bx + ay * by + az * bz);
-}
 
 const PLACES: Record<string, LngLat> = {
   alexanderplatz: [13.4132, 52.5219],

@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Filter, type Storage, type VenueDoc } from '../../src/storage/port.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 import { makeVenueDoc, point } from '../helpers/factories.js';
+// The reference angle: independent of the engines' haversine.
+import { angleViaVectors as angleBetween } from '../helpers/sphere.js';
 
 const { engines } = await enginesUnderTest();
 /** [name, engine] pairs: a plain name in test titles. */
@@ -23,20 +25,6 @@ const BRANDENBURG_GATE: LngLat = [13.3777, 52.5163];
 const SANSSOUCI: LngLat = [13.0384, 52.4043];
 const ELBPHILHARMONIE: LngLat = [9.9841, 53.5413];
 const OPERA_GARNIER: LngLat = [2.3317, 48.872];
-
-/** Central angle from 3-D unit vectors: independent of the engines' haversine. */
-function angleBetween([lng1, lat1]: LngLat, [lng2, lat2]: LngLat): number {
-  const rad = Math.PI / 180;
-  const v = (lng: number, lat: number): [number, number, number] => [
-    Math.cos(lat * rad) * Math.cos(lng * rad),
-    Math.cos(lat * rad) * Math.sin(lng * rad),
-    Math.sin(lat * rad),
-  ];
-  const [ax, ay, az] = v(lng1, lat1);
-  const [bx, by, bz] = v(lng2, lat2);
-  const cross = Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx);
-  return Math.atan2(cross, ax * bx + ay * by + az * bz);
-}
 
 function within(center: LngLat, radius: number): Filter {
   return { location: { $geoWithin: { $centerSphere: [center, radius] } } };

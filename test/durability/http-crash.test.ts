@@ -18,6 +18,8 @@ interface Acked {
 }
 
 const CLIENTS = 16;
+/** Acknowledged creates a run must have checked over its rounds. */
+const MIN_ACKS = 31;
 
 /** Clients creating events until the server is gone; every 201 is recorded. */
 function createLoad(base: string, round: number, acked: Acked[]) {
@@ -104,6 +106,9 @@ describe('durability through the HTTP server: kill -9 during creates with nested
       // A random moment once the load runs: early in a request or late, mid-commit or between.
       const afterMs = 150 + Math.floor(Math.random() * 1200);
       await new Promise((resolve) => setTimeout(resolve, afterMs));
+      // The last server serves on until the run has enough acknowledged creates to check, however
+      // slowly a busy machine lets the earlier ones answer.
+      while (round === 3 && acked.length < MIN_ACKS && server.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 10));
       server.child.kill('SIGKILL');
       expect(await server.exited).toMatchObject({ signal: 'SIGKILL' });
       await load.done;
@@ -111,6 +116,6 @@ describe('durability through the HTTP server: kill -9 during creates with nested
       report.push(`round ${round}: killed after ${afterMs} ms, ${load.acks()} creates acknowledged; ${events} events after restart`);
     }
     console.log(report.join('\n'));
-    expect(acked.length).toBeGreaterThan(30);
+    expect(acked.length).toBeGreaterThanOrEqual(MIN_ACKS);
   });
 });

@@ -9,8 +9,9 @@
  * - Totals and term counts agree with the store after the load.
  *
  * Storage calls go through ../helpers/latency.ts so requests interleave at every call.
- * 50 clients for about three seconds: 25 writers, each owning one field of one of five events and
- * writing it again and again, and 25 readers listing, searching and reading single events.
+ * 50 clients at once: 25 writers, each owning one field of one of five events and writing it
+ * WRITES times, and 25 readers listing, searching and reading single events READS times each.
+ * Counted, not timed: a busy machine does the same work, only slower.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API, EDITOR, type TestApp, createEventOk, insertCategory, json, openTestApp } from '../helpers/app.js';
@@ -19,7 +20,8 @@ import { slowEngine } from '../helpers/latency.js';
 
 const { engines } = await enginesUnderTest();
 
-const LOAD_MS = 3000;
+const WRITES = 8;
+const READS = 8;
 /** The events lie in 2030, past the default window (now to +24 months). */
 const WINDOW = 'start_date=2030-01-01&end_date=2031-01-01';
 const FIELDS = ['title', 'description', 'excerpt', 'website', 'cost'] as const;
@@ -41,7 +43,6 @@ for (const engine of engines) {
       const ids: number[] = [];
       for (let i = 0; i < 5; i++) ids.push((await createEventOk(t.app, { title: `Startword${i}`, categories: [category._id], start_date: `2030-06-1${i} 19:00:00`, end_date: `2030-06-1${i} 21:00:00` })).id as number);
 
-      const deadline = Date.now() + LOAD_MS;
       /** The last value each writer saw acknowledged, per event and field. */
       const acknowledged = new Map<string, string>();
       const failures: string[] = [];
@@ -52,38 +53,29 @@ for (const engine of engines) {
         return field === 'title' ? `Title${word}` : `Text ${word}`;
       };
 
-      const writer = async (event: number, field: (typeof FIELDS)[number]): Promise<number> => {
-        let n = 0;
-        while (Date.now() < deadline) {
-          n += 1;
+      const writer = async (event: number, field: (typeof FIELDS)[number]): Promise<void> => {
+        for (let n = 1; n <= WRITES; n++) {
           const response = await t.app.inject({ method: 'POST', url: `${API}/events/${event}`, headers: EDITOR, payload: { [field]: value(field, event, n) } });
           if (response.statusCode !== 200) failures.push(`write ${field} of ${event}: ${response.statusCode} ${response.body}`);
           else acknowledged.set(`${event}:${field}`, value(field, event, n));
         }
-        return n;
       };
-      const reader = async (k: number): Promise<number> => {
-        let reads = 0;
-        while (Date.now() < deadline) {
+      const reader = async (k: number): Promise<void> => {
+        for (let n = 0; n < READS; n++) {
           // inject() of a GET settles in microtasks alone; a real client's next request arrives
           // through I/O, which lets the writers' request bodies be read in between.
           await new Promise((resolve) => setImmediate(resolve));
-          reads += 1;
           const url = k % 3 === 0 ? `${API}/events?per_page=50&${WINDOW}` : k % 3 === 1 ? `${API}/events/${ids[k % ids.length]}` : `${API}/events?categories=${category._id}&${WINDOW}`;
           const response = await t.app.inject({ url });
           if (response.statusCode !== 200) failures.push(`read ${url}: ${response.statusCode}`);
           else if (k % 3 !== 1 && json<{ total: number }>(response).total !== ids.length) failures.push(`read ${url}: total ${json<{ total: number }>(response).total}`);
         }
-        return reads;
       };
 
       const writers = ids.flatMap((event) => FIELDS.map((field) => writer(event, field)));
       const readers = Array.from({ length: 25 }, (_, k) => reader(k));
-      const [writes, reads] = await Promise.all([Promise.all(writers), Promise.all(readers)]);
+      await Promise.all([...writers, ...readers]);
       expect(failures.slice(0, 5)).toEqual([]);
-      // Enough work happened for the test to mean something.
-      expect(writes.reduce((a, b) => a + b, 0)).toBeGreaterThan(100);
-      expect(reads.reduce((a, b) => a + b, 0)).toBeGreaterThan(100);
 
       for (const event of ids) {
         const body = json<Record<string, unknown>>(await t.app.inject({ url: `${API}/events/${event}` }));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { MAX_LIST_ITEMS, MAX_SEARCH_LENGTH } from '../../src/schemas/common.js';
-import { API, EDITOR, type TestApp, countAll, json, makeEventInput, openTestApp } from '../helpers/app.js';
+import { API, EDITOR, type TestApp, json, makeEventInput, openTestApp, snapshot } from '../helpers/app.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 
 const { engines } = await enginesUnderTest();
@@ -26,19 +26,21 @@ describe.each(engines)('limits ($name engine)', (engine) => {
     await small?.close();
   });
 
-  it('a body over BODY_LIMIT is a 413 rest_request_too_large and stores nothing (configured and default 1 MiB)', async () => {
-    for (const [app, size] of [
-      [small, 3000],
-      [t, 1_048_576 + 10],
-    ] as const) {
-      const before = await countAll(app.storage);
-      const response = await app.app.inject({ method: 'POST', url: `${API}/events`, headers: EDITOR, payload: makeEventInput({ description: 'x'.repeat(size) }) });
-      expect(response.statusCode).toBe(413);
-      expect(json(response)).toMatchObject({ code: 'rest_request_too_large', data: { status: 413 } });
-      expect(await countAll(app.storage)).toEqual(before);
-    }
+  it('a body over BODY_LIMIT is a 413 rest_request_too_large and changes nothing (configured and default 1 MiB, create and update)', async () => {
     const ok = await small.app.inject({ method: 'POST', url: `${API}/events`, headers: EDITOR, payload: makeEventInput() });
     expect(ok.statusCode).toBe(201);
+    const update = { method: 'PATCH', url: `${API}/events/${json(ok).id as number}`, payload: { description: 'y'.repeat(3000) } } as const;
+    for (const [app, request] of [
+      [small, { method: 'POST', url: `${API}/events`, payload: makeEventInput({ description: 'x'.repeat(3000) }) }],
+      [small, update],
+      [t, { method: 'POST', url: `${API}/events`, payload: makeEventInput({ description: 'x'.repeat(1_048_576 + 10) }) }],
+    ] as const) {
+      const before = await snapshot(app.storage);
+      const response = await app.app.inject({ ...request, headers: { ...EDITOR, 'content-type': 'application/json' }, payload: JSON.stringify(request.payload) });
+      expect(response.statusCode, request.method).toBe(413);
+      expect(json(response)).toEqual({ code: 'rest_request_too_large', message: expect.any(String), data: { status: 413 } });
+      expect(await snapshot(app.storage)).toEqual(before);
+    }
   });
 
   it(`list parameters take at most ${MAX_LIST_ITEMS} items (400 rest_invalid_param beyond)`, async () => {

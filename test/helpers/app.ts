@@ -5,7 +5,7 @@
  */
 import { type FastifyInstance, type LightMyRequestResponse, type RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { type Config, loadConfig } from '../../src/config.js';
 import {
   COLLECTION_NAMES,
   type CategoryDoc,
@@ -46,17 +46,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/**
- * The app on a fresh storage of `engine`; `onRoute` sees every route as it is registered; `now`
- * replaces the services' clock (buildApp's `now`).
- */
-export async function openTestApp(
-  engine: EngineUnderTest,
-  env: Record<string, string> = {},
-  onRoute?: (route: RouteOptions) => void,
-  now?: () => Date,
-): Promise<TestApp> {
-  const config = loadConfig({
+/** The configuration of the test apps: `env` on top of the helper's defaults. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
     API_TOKENS: `editor:${EDITOR_TOKEN},viewer:${VIEWER_TOKEN}:${VIEWER_AUTHOR_ID}`,
     SITE_TIMEZONE: 'UTC',
     // Rate limits are off in tests unless a test turns them on.
@@ -72,6 +64,19 @@ export async function openTestApp(
     ALLOWED_HOSTS: TEST_HOSTS.join(','),
     ...env,
   });
+}
+
+/**
+ * The app on a fresh storage of `engine`; `onRoute` sees every route as it is registered; `now`
+ * replaces the services' clock (buildApp's `now`).
+ */
+export async function openTestApp(
+  engine: EngineUnderTest,
+  env: Record<string, string> = {},
+  onRoute?: (route: RouteOptions) => void,
+  now?: () => Date,
+): Promise<TestApp> {
+  const config = testConfig(env);
   const storage = await engine.open();
   const app = buildApp({ config, storage, logger: false, now });
   if (onRoute) app.addHook('onRoute', onRoute);

@@ -89,6 +89,19 @@ export async function enginesUnderTest(): Promise<EngineSelection> {
 }
 
 /**
+ * The engines a route suite (test/routes) runs on: one. What lies above the storage port is the
+ * same code on every engine, and test/contract holds the engines to the same answers, so by default
+ * the routes run on the embedded engine alone; CALENDAR_TEST_ENGINES=mongodb (npm run test:mongodb)
+ * runs them on MongoDB instead.
+ */
+export async function routeEnginesUnderTest(): Promise<EngineSelection> {
+  if (testEngineChoice() !== 'all') return enginesUnderTest();
+  const reason = 'route suites run on one engine; test/contract covers the engines, CALENDAR_TEST_ENGINES=mongodb runs the routes there';
+  console.log(`mongodb engine: skipped (${reason})`);
+  return { engines: [embedded], skipped: [{ name: 'mongodb', reason }] };
+}
+
+/**
  * `engine` with every storage it opens wrapped for fault injection; `faulty()` is the last one
  * opened (the test app's), through which a test injects and clears faults.
  */

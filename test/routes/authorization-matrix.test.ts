@@ -32,10 +32,10 @@ import {
   REDACTED_IN_LISTS,
   snapshot,
 } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 import { makeEventDoc } from '../helpers/factories.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 type Body = Record<string, unknown>;
 

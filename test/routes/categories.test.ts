@@ -17,9 +17,9 @@ import {
   openTestApp,
   snapshot,
 } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const BASE = `http://localhost:80${API}`;
 /** Keys of samples 08-create-category.json / 36-category-by-id.json, in order (without `_links`). */

@@ -8,9 +8,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MESSAGES } from '../../src/i18n/index.js';
 import { type TestApp, json, NS, openTestApp, ROOTS } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 // The documentation does not depend on the storage engine: one is enough.
 const engine = engines[0]!;
 

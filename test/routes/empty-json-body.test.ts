@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InjectOptions } from 'fastify';
 import { API, EDITOR, type TestApp, createEventOk, insertVenue, json, openTestApp } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const JSON_TYPES = ['application/json', 'application/json; charset=utf-8'];
 /** No payload at all, an empty one, and an explicit `Content-Length: 0`. */

@@ -3,9 +3,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, EDITOR, type TestApp, VIEWER, createEventOk, insertVenue, json, openTestApp, snapshot } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 describe.each(engines)('$name engine: deleting events', (engine) => {
   let t: TestApp;

@@ -6,13 +6,15 @@
  * computed here independently (3-D unit vectors and atan2, not the service's haversine) on the
  * mean Earth radius, then rounded to 2 decimals.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { MESSAGES } from '../../src/i18n/index.js';
 import { API, EDITOR, NS, type TestApp, VIEWER, createEventOk, json, openTestApp } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
+import { sharedTestApp } from '../helpers/shared-app.js';
+import { angleViaVectors } from '../helpers/sphere.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 type Body = Record<string, unknown>;
 type ListBody = {
@@ -32,15 +34,8 @@ const DAY = 24 * HOUR;
 const MEAN_EARTH_RADIUS_KM = 6371.0088;
 const KM_PER_MILE = 1.609344;
 
-/** Great-circle distance in km from 3-D unit vectors (independent of the service's haversine). */
-function greatCircleKm([lat1, lng1]: LatLng, [lat2, lng2]: LatLng): number {
-  const rad = Math.PI / 180;
-  const v = (lat: number, lng: number) => [Math.cos(lat * rad) * Math.cos(lng * rad), Math.cos(lat * rad) * Math.sin(lng * rad), Math.sin(lat * rad)];
-  const [ax, ay, az] = v(lat1, lng1) as [number, number, number];
-  const [bx, by, bz] = v(lat2, lng2) as [number, number, number];
-  const cross = Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx);
-  return Math.atan2(cross, ax * bx + ay * by + az * bz) * MEAN_EARTH_RADIUS_KM;
-}
+/** Great-circle distance in km (independent of the service's haversine). */
+const greatCircleKm = ([lat1, lng1]: LatLng, [lat2, lng2]: LatLng): number => angleViaVectors([lng1, lat1], [lng2, lat2]) * MEAN_EARTH_RADIUS_KM;
 const round2 = (value: number) => Math.round(value * 100) / 100;
 const expectedDistance = (from: LatLng, to: LatLng, unit: 'km' | 'mi') =>
   round2(unit === 'km' ? greatCircleKm(from, to) : greatCircleKm(from, to) / KM_PER_MILE);
@@ -399,12 +394,11 @@ describe.each(engines)('$name engine: GET /events near a point (Berlin and beyon
 describe.each(engines)('$name engine: orderby=distance ties and paging', (engine) => {
   let t: TestApp;
   const { list, listOk, idsOf } = clientFor(() => t.app);
+  const shared = sharedTestApp(engine);
   beforeEach(async () => {
-    t = await openTestApp(engine);
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
 
   it('interleaves the events of venues at the same coordinates by start date, then id', async () => {
     const marienplatz: LatLng = [48.1374, 11.5755];

@@ -23,10 +23,10 @@ import {
   openTestApp,
   snapshot,
 } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 import { slowEngine } from '../helpers/latency.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 type Body = Record<string, unknown>;
 type ErrorBody = { code: string; message: string; data: { status: number; params?: Record<string, string> | string[] } };

@@ -8,7 +8,7 @@
  *
  * Every test opens its own app on a fresh store: a list sees every event of the store.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   API,
   EDITOR,
@@ -20,11 +20,11 @@ import {
   insertTag,
   insertVenue,
   json,
-  openTestApp,
 } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
+import { sharedTestApp } from '../helpers/shared-app.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 type Body = Record<string, unknown>;
 type ListBody = {
@@ -46,12 +46,11 @@ function utcWall(ms: number): string {
 
 describe.each(engines)('$name engine: GET /events filters', (engine) => {
   let t: TestApp;
+  const shared = sharedTestApp(engine);
   beforeEach(async () => {
-    t = await openTestApp(engine);
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
 
   const list = (query = '', headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'GET', url: `${API}/events${query === '' ? '' : `?${query}`}`, headers });

@@ -8,11 +8,12 @@
  * Every test opens its own app on a fresh store: a list sees every event of the store.
  */
 import { type LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { API, EDITOR, type TestApp, createEventOk, json, openTestApp } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { API, EDITOR, type TestApp, createEventOk, json } from '../helpers/app.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
+import { sharedTestApp } from '../helpers/shared-app.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 type Body = Record<string, unknown>;
 type ListBody = {
@@ -59,12 +60,11 @@ function withoutPage(pairs: Array<[string, string]>): Array<[string, string]> {
 
 describe.each(engines)('$name engine: GET /events', (engine) => {
   let t: TestApp;
+  const shared = sharedTestApp(engine);
   beforeEach(async () => {
-    t = await openTestApp(engine);
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
 
   const list = (query = '', headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'GET', url: `${API}/events${query === '' ? '' : `?${query}`}`, headers });
@@ -503,13 +503,16 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
 
     it('orders by end_date, date, modified and id, ascending or descending', async () => {
       const now = Date.now();
+      // The services' clock, moved on by the test: each modification a second after the last.
+      let clock = now;
+      t = await shared.fresh({ now: () => new Date(clock) });
       const a = await add({ start_date: utcWall(now + 3 * DAY), end_date: utcWall(now + 3 * DAY + HOUR), date: '2020-01-03 10:00:00' });
       const b = await add({ start_date: utcWall(now + DAY), end_date: utcWall(now + 5 * DAY), date: '2020-01-01 10:00:00' });
       const c = await add({ start_date: utcWall(now + 2 * DAY), end_date: utcWall(now + 2 * DAY + HOUR), date: '2020-01-04 10:00:00' });
       const d = await add({ start_date: utcWall(now + DAY), end_date: utcWall(now + DAY + HOUR), date: '2020-01-02 10:00:00' });
       // Modified: c, then a (later than every creation).
       for (const id of [c, a]) {
-        await new Promise((resolve) => setTimeout(resolve, 15));
+        clock += 1000;
         const response = await t.app.inject({ method: 'PATCH', url: `${API}/events/${id}`, headers: EDITOR, payload: { excerpt: 'Changed' } });
         expect(response.statusCode).toBe(200);
       }
@@ -659,12 +662,11 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
 
 describe.each(engines)('$name engine: GET /events with SITE_TIMEZONE America/New_York', (engine) => {
   let t: TestApp;
+  const shared = sharedTestApp(engine, { SITE_TIMEZONE: 'America/New_York' });
   beforeEach(async () => {
-    t = await openTestApp(engine, { SITE_TIMEZONE: 'America/New_York' });
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
 
   const listOk = async (query: string): Promise<ListBody> => {
     const response: LightMyRequestResponse = await t.app.inject({ method: 'GET', url: `${API}/events?${query}` });

@@ -18,9 +18,9 @@ import {
   json,
   openTestApp,
 } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 type Body = Record<string, unknown>;
 

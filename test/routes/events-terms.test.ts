@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, EDITOR, type TestApp, countAll, createEvent, createEventOk, json, makeEventInput, openTestApp, snapshot } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const BASE = `http://localhost:80${API}`;
 const TAXONOMIES = ['categories', 'tags'] as const;

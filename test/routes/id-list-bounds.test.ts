@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FILTER_IDS } from '../../src/query/id-lists.js';
 import { API, type TestApp, json, openTestApp } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 import { makeEventDoc } from '../helpers/factories.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const START = new Date('2030-01-01T10:00:00Z');
 

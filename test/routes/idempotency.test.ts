@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultyStorage } from '../helpers/faulty-storage.js';
 import { type Storage } from '../../src/storage/port.js';
 import { API, EDITOR, EDITOR_TOKEN, NS, type TestApp, VIEWER_TOKEN, countAll, json, makeEventInput, openTestApp } from '../helpers/app.js';
-import { type EngineUnderTest, enginesUnderTest, withFaults } from '../helpers/engines.js';
+import { type EngineUnderTest, routeEnginesUnderTest, withFaults } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const OTHER_EDITOR_TOKEN = 'other-editor-token-0123456789abcdef';
 const OTHER_EDITOR = { authorization: `Bearer ${OTHER_EDITOR_TOKEN}` } as const;

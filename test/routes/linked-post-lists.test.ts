@@ -6,7 +6,7 @@
  * both, on every engine. Every test starts from an empty store.
  */
 import { type LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   API,
   EDITOR,
@@ -18,10 +18,11 @@ import {
   json,
   openTestApp,
 } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
+import { sharedTestApp } from '../helpers/shared-app.js';
 import { type OrganizerDoc, type Storage, type VenueDoc } from '../../src/storage/port.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 type Body = Record<string, unknown>;
 type ErrorBody = { code: string; message: string; data: { status: number; params?: Record<string, string> | string[] } };
@@ -50,12 +51,11 @@ const inDays = (days: number) => new Date(Date.now() + days * DAY);
 describe.each(cases)('$label', ({ engine, resource }) => {
   const { path, kind } = resource;
   let t: TestApp;
+  const shared = sharedTestApp(engine);
   beforeEach(async () => {
-    t = await openTestApp(engine);
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
 
   const BASE = `http://localhost:80${API}/${path}/`;
   const list = (query = '', headers: Record<string, string> = {}) =>
@@ -182,8 +182,7 @@ describe.each(cases)('$label', ({ engine, resource }) => {
         });
       }
       // Page 1 is never a 404.
-      await t.close();
-      t = await openTestApp(engine);
+      t = await shared.fresh();
       expect((await list('page=1')).statusCode).toBe(200);
       expect((await list('page=2')).statusCode).toBe(404);
     });
@@ -459,12 +458,11 @@ describe.each(cases)('$label', ({ engine, resource }) => {
 /** Searches over the resource's own fields (the reference's "custom fields" cases). */
 describe.each(engines)('$name engine: venue search over the address fields (VenueArchiveSearchCest L115)', (engine) => {
   let t: TestApp;
+  const shared = sharedTestApp(engine);
   beforeEach(async () => {
-    t = await openTestApp(engine);
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
   const search = async (q: string) =>
     (json(await t.app.inject({ method: 'GET', url: `${API}/venues?search=${encodeURIComponent(q)}` })).venues as Body[]).map((v) => v.id);
 
@@ -496,12 +494,11 @@ describe.each(engines)('$name engine: venue search over the address fields (Venu
 
 describe.each(engines)('$name engine: organizer search over phone, e-mail and website (OrganizerArchiveSearchCest L115)', (engine) => {
   let t: TestApp;
+  const shared = sharedTestApp(engine);
   beforeEach(async () => {
-    t = await openTestApp(engine);
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
   const search = async (q: string) =>
     (json(await t.app.inject({ method: 'GET', url: `${API}/organizers?search=${encodeURIComponent(q)}` })).organizers as Body[]).map((o) => o.id);
 

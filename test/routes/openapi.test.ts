@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { MESSAGES } from '../../src/i18n/index.js';
 import { EDITOR, EDITOR_TOKEN, type TestApp, VIEWER, json, NS, openTestApp, ROOTS } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 const engine = engines[0]!;
 
 

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, EDITOR, NS, ROOTS as ROOT_LANGUAGES, type TestApp, json, openTestApp } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const ROOTS = ROOT_LANGUAGES.map(({ root }) => root);
 const HOST = 'calendar.example.org:8443';

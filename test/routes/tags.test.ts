@@ -17,9 +17,9 @@ import {
   openTestApp,
   snapshot,
 } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const BASE = `http://localhost:80${API}`;
 /** Keys of samples 09-create-tag.json / 38-tag-by-id.json, in order (without `_links`). */

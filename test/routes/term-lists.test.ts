@@ -7,11 +7,12 @@
  * - `previous_rest_url` is present for any page > 1, even past the end;
  * - `hide_empty` and `count` consider published events only.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { API, EDITOR, type TestApp, VIEWER, createEventOk, insertVenue, json, openTestApp } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { API, EDITOR, type TestApp, VIEWER, createEventOk, insertVenue, json } from '../helpers/app.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
+import { sharedTestApp } from '../helpers/shared-app.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const BASE = `http://localhost:80${API}`;
 const TAXONOMIES = ['categories', 'tags'] as const;
@@ -25,12 +26,11 @@ type ErrorBody = { code: string; data: { status: number; params?: Record<string,
 describe.each(cases)('$name engine: GET /$taxonomy', ({ engine, taxonomy }) => {
   let t: TestApp;
   // Every test gets an empty store: list totals depend on everything stored.
+  const shared = sharedTestApp(engine);
   beforeEach(async () => {
-    t = await openTestApp(engine);
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
 
   const collection = `${BASE}/${taxonomy}/`;
 

@@ -4,12 +4,13 @@
  * returned with `geo_source`; and the offline gazetteer filling coordinates from an address, on
  * every engine.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { type LightMyRequestResponse } from 'fastify';
 import { API, EDITOR, type TestApp, countAll, createEvent, createEventOk, json, openTestApp, snapshot } from '../helpers/app.js';
-import { enginesUnderTest } from '../helpers/engines.js';
+import { routeEnginesUnderTest } from '../helpers/engines.js';
+import { sharedTestApp } from '../helpers/shared-app.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 type Body = Record<string, unknown>;
 type ErrorBody = { code: string; message: string; data: { status: number; params?: Record<string, string> } };
@@ -24,12 +25,11 @@ const BERLIN = { lat: 52.52, lng: 13.405 };
 
 describe.each(engines)('$name engine: venue coordinates', (engine) => {
   let t: TestApp;
+  const shared = sharedTestApp(engine);
   beforeEach(async () => {
-    t = await openTestApp(engine);
+    t = await shared.fresh();
   });
-  afterEach(async () => {
-    await t?.close();
-  });
+  afterAll(() => shared.close());
 
   const write = (method: 'POST' | 'PUT' | 'PATCH', path: string, payload: Body) =>
     t.app.inject({ method, url: `${API}${path}`, headers: EDITOR, payload });

@@ -11,9 +11,9 @@ import { loadConfig } from '../../src/config.js';
 import { type FaultyStorage, createFaultyStorage } from '../helpers/faulty-storage.js';
 import { warmUp } from '../../src/warm-up.js';
 import { API, EDITOR, EDITOR_TOKEN, type TestApp, createEventOk, insertCategory, snapshot, openTestApp } from '../helpers/app.js';
-import { type EngineUnderTest, enginesUnderTest } from '../helpers/engines.js';
+import { type EngineUnderTest, routeEnginesUnderTest } from '../helpers/engines.js';
 
-const { engines } = await enginesUnderTest();
+const { engines } = await routeEnginesUnderTest();
 
 const WRITE_CALL = /\.(insertOne|updateById|updateMany|deleteById)$|^nextId$/;
 

@@ -17,6 +17,7 @@ import {
   withinRadius,
 } from '../../src/query/geo.js';
 import { random } from '../helpers/random.js';
+import { angleViaVectors } from '../helpers/sphere.js';
 
 type LngLat = [number, number];
 
@@ -146,20 +147,13 @@ describe('centralAngle (the haversine)', () => {
   });
 
   it('agrees with the angle between 3-D unit vectors anywhere on the sphere, and with itself given the cosines', () => {
-    const rad = Math.PI / 180;
-    const vector = ([lng, lat]: LngLat) => [Math.cos(lat * rad) * Math.cos(lng * rad), Math.cos(lat * rad) * Math.sin(lng * rad), Math.sin(lat * rad)] as const;
-    const viaVectors = (a: LngLat, b: LngLat) => {
-      const [ax, ay, az] = vector(a);
-      const [bx, by, bz] = vector(b);
-      return Math.atan2(Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx), ax * bx + ay * by + az * bz);
-    };
     const next = random(6371);
     const anywhere = (): LngLat => [next() * 360 - 180, (Math.asin(next() * 2 - 1) * 180) / Math.PI];
     for (let i = 0; i < 5000; i++) {
       const a = anywhere();
       // Near points too: the haversine is exact at short range, where the vector formula is not needed.
       const b: LngLat = i % 4 === 0 ? [a[0] + (next() - 0.5) * 1e-3, Math.max(-90, Math.min(90, a[1] + (next() - 0.5) * 1e-3))] : anywhere();
-      expect(Math.abs(centralAngle(a, b) - viaVectors(a, b))).toBeLessThan(1e-9);
+      expect(Math.abs(centralAngle(a, b) - angleViaVectors(a, b))).toBeLessThan(1e-9);
       expect(angleBetween(a[0], a[1], latitudeCosine(a[1]), b[0], b[1], latitudeCosine(b[1]))).toBe(centralAngle(a, b));
     }
   });
