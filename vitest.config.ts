@@ -18,7 +18,7 @@ export default defineConfig({
         test: {
           ...common,
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/services/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'test/services/**/*.test.ts', 'test/import/**/*.test.ts'],
           pool: 'forks',
           isolate: false,
         },

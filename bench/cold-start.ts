@@ -116,8 +116,8 @@ function start(checkout: string, dataDir: string): Promise<Server> {
         const stealAfter = stealSeconds();
         clearTimeout(timer);
         // The rest of the output is read and dropped, so a full pipe never blocks the server.
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
+        child.stdout.off('data', onData);
+        child.stdout.resume();
         resolve({
           child,
           port: Number(port),
@@ -128,7 +128,7 @@ function start(checkout: string, dataDir: string): Promise<Server> {
         });
       }
     };
-    child.stdout!.on('data', onData);
+    child.stdout.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${checkout}: the server exited with code ${code} before listening`));

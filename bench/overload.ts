@@ -1,5 +1,5 @@
 /**
- * `npm run bench:overload` (issue 10): far more load than one process can serve — 500 concurrent
+ * `npm run bench:overload`: far more load than one process can serve — 500 concurrent
  * connections for 30 s over a mix of event-list requests — with load shedding on, as deployed
  * (MAX_EVENT_LOOP_DELAY_MS, default 1000 ms here). It prints what every request got (only 200s and
  * shed 503s are acceptable: no other status, no socket error, no timeout), the server's memory
@@ -52,7 +52,7 @@ try {
         timeout: 30,
         requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: urls[next++ % urls.length]! }) }],
       },
-      (error, finished) => (error ? reject(error) : resolve(finished)),
+      (error: Error | null, finished) => (error ? reject(error) : resolve(finished)),
     );
     instance.on('response', (_client, statusCode) => statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1));
   });

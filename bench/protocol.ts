@@ -104,7 +104,7 @@ export function scenarioUrls(scenario: Scenario, facts: RequestFacts, count = 12
         break;
       }
       case 'near': {
-        // "Events near me" from a phone (issue 6): a point somewhere in a city's venue area, a
+        // "Events near me" from a phone: a point somewhere in a city's venue area, a
         // radius of 10–50 km, nearest first; half of them for the next week only.
         const place = pick(facts.places);
         params.set('geoloc_lat', (place.lat + (random() - 0.5) * 0.4).toFixed(4));
@@ -115,6 +115,7 @@ export function scenarioUrls(scenario: Scenario, facts: RequestFacts, count = 12
         if (random() < 0.5) {
           params.set('start_date', day(now));
           params.set('end_date', day(now + 7 * DAY));
+          // eslint-disable-next-line no-dupe-else-if -- a second draw, not the same condition
         } else if (random() < 0.5) {
           params.set('page', String(2 + Math.floor(random() * 3)));
         }

@@ -1,5 +1,5 @@
 /**
- * Seed CLI throughput (issue 9.6): generates a large events file (JSON Lines or CSV) that references
+ * Seed CLI throughput: generates a large events file (JSON Lines or CSV) that references
  * the venues, organizers, categories and tags of seeds/, loads it through the seed command, and
  * prints records/s — for the first load (creates) and a second one (every record compared, nothing
  * written) — and the peak RSS. Each store is measured in a process of its own (a fresh heap):

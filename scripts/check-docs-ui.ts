@@ -1,5 +1,5 @@
 /**
- * Browser check of the API reference UI (issue 8 item 5): starts the app on a free port (embedded
+ * Browser check of the API reference UI: starts the app on a free port (embedded
  * engine, seed data), drives a real headless Chromium through playwright-core and checks, under
  * every root, that the page loads from this server alone, lists the event routes under the root's
  * own tag name, shows a lock on writes only, and that a "Try it out" of GET /events answers 200.
@@ -18,7 +18,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { tagName } from '../src/docs/openapi.js';
 import { MESSAGES, languageOfRoot } from '../src/i18n/index.js';
-import { seedIfEmpty } from '../src/services/seed.js';
+import { seedIfEmpty } from '../src/import/seed-on-start.js';
 import { ROOTS } from '../src/routes/roots.js';
 import { createEmbeddedStorage } from '../src/storage/embedded/index.js';
 

@@ -7,9 +7,11 @@ import { type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { type Config } from './config.js';
 import { appLogging } from './logger.js';
-import { ApiError, NoRouteError, invalidParam } from './errors.js';
+import { NoRouteError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
+import { installHostCheck } from './plugins/hosts.js';
+import { installLoadShedding } from './plugins/load-shedding.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installRateLimit, rateLimitsOf } from './plugins/rate-limit.js';
 import { clientErrorHandler, installErrorHandling, replyWithRouterError } from './plugins/error-handler.js';
@@ -31,8 +33,6 @@ import { venueRouteOptions, venueRoutes } from './routes/venues.js';
 import { createIdempotencyService } from './services/idempotency.js';
 import { createServices } from './services/index.js';
 import { type Storage } from './storage/port.js';
-// Reliability.
-import underPressure from '@fastify/under-pressure';
 import { withStorageDeadline } from './storage/deadline.js';
 
 export interface AppOptions {
@@ -56,6 +56,16 @@ export function findOperatorKey(value: unknown, path: string[] = [], depth = 0):
     if (found !== null) return found;
   }
   return null;
+}
+
+/**
+ * Where the links of a request naming a host that is not allowed point: PUBLIC_URL's origin, else
+ * the first allowed host on the listening port.
+ */
+function fallbackOrigin(config: Config): string {
+  if (config.publicUrl !== null) return new URL(config.publicUrl).origin;
+  const first = config.allowedHosts === '*' ? 'localhost' : (config.allowedHosts[0] ?? 'localhost');
+  return `http://${first}:${config.port}`;
 }
 
 export function buildApp({ config, storage: rawStorage, logger, now }: AppOptions): FastifyInstance {
@@ -94,62 +104,16 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
 
   installValidation(app);
   installErrorHandling(app);
+  // First of the hooks: a malformed host is refused before anything is counted or looked up.
+  installHostCheck(app, { allowedHosts: config.allowedHosts, fallbackOrigin: fallbackOrigin(config) });
   // Rate limiting before authentication: a request refused for its credentials is counted too.
   const rateLimits = rateLimitsOf(config);
   installRateLimit(app, rateLimits, config.apiTokens);
-  installAuth(app, config.apiTokens);
-  // Reliability: load shedding when the event loop lags (liveness stays exempt).
-  if (config.maxEventLoopDelayMs > 0) {
-    const sampleInterval = Math.max(10, Math.min(1000, Math.floor(config.maxEventLoopDelayMs / 2)));
-    // Start-up stalls the loop once after the sampler has begun (the routes and their schemas are
-    // compiled then: over a second on a busy machine), and the first sample after it reports that
-    // stall. It is not load: shedding then only failed a new server's first readiness probe. The
-    // sample after that one sees the running server, so shedding starts two intervals after ready.
-    let shedFrom = Number.POSITIVE_INFINITY;
-    app.addHook('onReady', async () => {
-      shedFrom = performance.now() + 2 * sampleInterval;
-    });
-    app.register(underPressure, {
-      maxEventLoopDelay: config.maxEventLoopDelayMs,
-      sampleInterval,
-      pressureHandler: async (request) => {
-        if (request.routeOptions.url === '/health/live' || performance.now() < shedFrom) return;
-        throw new ApiError(503, 'server-overloaded', 'errorMessage.server-overloaded', {}, { 'retry-after': '5' });
-      },
-    });
-  }
-
-  // The API speaks JSON and form bodies only; anything else (text/plain included) is a 415.
-  app.removeContentTypeParser('text/plain');
-  // An empty JSON body is no body, on every method: many clients send `Content-Type:
-  // application/json` on every request, a DELETE included, so the route answers as if nothing was
-  // sent. Only zero bytes count as empty: whitespace alone is not JSON and stays a 400
-  // rest_invalid_json. Anything else goes to Fastify's own parser, with the poisoning actions
-  // set above and the same body limit.
-  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig;
-  const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
-  app.addContentTypeParser<string>('application/json', { parseAs: 'string' }, (request, text, done) => {
-    if (text.length === 0) return done(null, undefined);
-    return parseJson(request, text, done);
-  });
-  app.register(formbody, { parser: (body: string) => parseQueryString(body) });
-  if (config.corsOrigins.length > 0) {
-    // @fastify/cors answers an OPTIONS that is not a preflight with a text/plain 400
-    // wants the error shape's 404 rest_no_route for it, as without CORS.
-    app.addHook('onRequest', async (request) => {
-      if (request.method === 'OPTIONS' && (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined)) {
-        throw new NoRouteError();
-      }
-    });
-    app.register(cors, {
-      origin: config.corsOrigins.includes('*') ? '*' : [...config.corsOrigins],
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      // A browser client may send Idempotency-Key and read whether a create was a replay.
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-      exposedHeaders: ['X-TEC-Total', 'X-TEC-TotalPages', 'Link', 'Idempotent-Replayed'],
-      maxAge: 600,
-    });
-  }
+  installAuth(app, config.apiTokens, { failedPerMinute: config.rateLimitFailedAuth, nowMs: now && (() => now().getTime()) });
+  // Load shedding when the event loop lags (liveness stays exempt).
+  if (config.maxEventLoopDelayMs > 0) installLoadShedding(app, config.maxEventLoopDelayMs);
+  installBodyParsing(app);
+  if (config.corsOrigins.length > 0) installCors(app, config.corsOrigins);
 
   // Operator injection: `$`-prefixed keys are refused wherever they appear.
   app.addHook('preValidation', async (request) => {
@@ -167,7 +131,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     onSweepError: (error) => app.log.warn({ err: error }, 'idempotency: sweeping expired records failed'),
   });
   installIdempotency(app, idempotency);
-  app.register(healthRoutes, { storage });
+  app.register(healthRoutes, { storage, details: config.healthDetails });
   // Discovery and documentation: the index, /doc and the UI are built from the routes
   // as registered, collected before any of them is registered.
   const catalog = installRouteCatalog(app, { namespace: NAMESPACE });
@@ -193,4 +157,41 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   // `/`, `/en`, `/de`, `/fr`: links to the above for a visitor (outside the namespace, not catalogued).
   app.register(homeRoutes, { docs });
   return app;
+}
+
+/** The body parsers: JSON (an empty body is no body) and form bodies. */
+function installBodyParsing(app: FastifyInstance): void {
+  // The API speaks JSON and form bodies only; anything else (text/plain included) is a 415.
+  app.removeContentTypeParser('text/plain');
+  // An empty JSON body is no body, on every method: many clients send `Content-Type:
+  // application/json` on every request, a DELETE included, so the route answers as if nothing was
+  // sent. Only zero bytes count as empty: whitespace alone is not JSON and stays a 400
+  // rest_invalid_json. Anything else goes to Fastify's own parser, with the poisoning actions
+  // of the app's options and the same body limit.
+  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig;
+  const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
+  app.addContentTypeParser<string>('application/json', { parseAs: 'string' }, (request, text, done) => {
+    if (text.length === 0) return done(null, undefined);
+    return parseJson(request, text, done);
+  });
+  app.register(formbody, { parser: (body: string) => parseQueryString(body) });
+}
+
+/** CORS for the configured origins, an OPTIONS that is not a preflight answered as without it. */
+function installCors(app: FastifyInstance, origins: readonly string[]): void {
+  // @fastify/cors answers an OPTIONS that is not a preflight with a text/plain 400; the API
+  // answers it with the error shape's 404 rest_no_route, as without CORS.
+  app.addHook('onRequest', async (request) => {
+    if (request.method === 'OPTIONS' && (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined)) {
+      throw new NoRouteError();
+    }
+  });
+  app.register(cors, {
+    origin: origins.includes('*') ? '*' : [...origins],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    // A browser client may send Idempotency-Key and read whether a create was a replay.
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+    exposedHeaders: ['X-TEC-Total', 'X-TEC-TotalPages', 'Link', 'Idempotent-Replayed'],
+    maxAge: 600,
+  });
 }

@@ -10,6 +10,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { Ajv } from 'ajv';
 import envSchema from 'env-schema';
 import { IANAZone } from 'luxon';
+import { type AllowedHosts, parseHost } from './lib/hosts.js';
 
 export const ROLES = ['editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -67,11 +68,17 @@ export interface Config {
   /** Requests per minute and API token (RATE_LIMIT_TOKEN_READS / _WRITES); 0 turns the limit off. */
   rateLimitTokenReads: number;
   rateLimitTokenWrites: number;
+  /** RATE_LIMIT_FAILED_AUTH: failed authentications an address may make a minute; 0 = no limit. */
+  rateLimitFailedAuth: number;
   /**
    * DATA_DIR: where the embedded engine keeps its LMDB environment (relative to the working
    * directory); null keeps it in memory only. `npm start` sets ./data.
    */
   dataDir: string | null;
+  /** HEALTH_DETAILS: `/health/ready` says why the engine was chosen to anonymous callers too. */
+  healthDetails: boolean;
+  /** ALLOWED_HOSTS: the hosts a response's links may name (src/lib/hosts.ts); `'*'` trusts every host. */
+  allowedHosts: AllowedHosts;
   /** SERIALIZATION_ARENA_MB: the arena of encoded events, per app (src/serialize/caches.ts); 0 = off. */
   serializationArenaMb: number;
   /** SERIALIZATION_MEMO_ENTRIES: documents each serialization memo keeps, per app; 0 = off. */
@@ -141,7 +148,20 @@ export const ConfigSchema = Type.Object(
       'auto',
       '`pretty` (human-readable lines), `json` (one JSON object a line), or `auto`: pretty when stdout is a terminal, JSON otherwise',
     ),
+    HEALTH_DETAILS: Type.Boolean({
+      default: false,
+      description:
+        '`/health/ready` tells anonymous callers why the engine was chosen (it names the data directory or the `mongod` binary); otherwise only callers with a token see it',
+    }),
     TRUST_PROXY: Type.Boolean({ default: false, description: 'Honour `X-Forwarded-*` for links' }),
+    ALLOWED_HOSTS: Type.Optional(
+      Type.String({
+        docDefault: '`localhost`, `127.0.0.1`, `[::1]` and the hosts of `HOST` and `PUBLIC_URL`',
+        docValues: 'host names, comma-separated, or `*`',
+        description:
+          "Hosts (any port) whose name a response's links may carry when a request names them in `Host` (or `X-Forwarded-Host` with `TRUST_PROXY`); a request naming another host gets the links of `PUBLIC_URL`, else of the first allowed host. `*` trusts every host: only behind a proxy that sets the host itself",
+      }),
+    ),
     CORS_ORIGINS: Type.Optional(
       Type.String({ docDefault: '— (no CORS)', docValues: 'http(s) origins, comma-separated, or `*`', description: 'Origins allowed to call the API from a browser' }),
     ),
@@ -163,6 +183,12 @@ export const ConfigSchema = Type.Object(
       'Read requests per minute and API token, from any address (a sync script re-posting a calendar never meets them); 0 = off',
     ),
     RATE_LIMIT_TOKEN_WRITES: whole(6_000, 0, 10_000_000, 'Write requests per minute and API token, from any address; 0 = off'),
+    RATE_LIMIT_FAILED_AUTH: whole(
+      10,
+      0,
+      10_000_000,
+      'Failed authentications (a malformed `Authorization` header or an unknown token) per minute and address; past it, that minute, they are answered 429 instead of 401. Valid tokens are never slowed; 0 = off',
+    ),
     DATA_DIR: Type.Optional(
       Type.String({
         pattern: '^[^\\u0000]*$',
@@ -308,6 +334,30 @@ function parseUrl(name: string, raw: string | undefined): string | null {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** Loopback names: a local client may always have links naming the host it called. */
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+/** HOST values that name every interface rather than a host a client could call. */
+const WILDCARD_ADDRESSES = new Set(['0.0.0.0', '::', '[::]']);
+
+/** ALLOWED_HOSTS as given (host names, any case, no port), or its default. */
+function allowedHostsOf(raw: string | undefined, host: string, publicUrl: string | null): AllowedHosts {
+  if (raw?.trim() === '*') return '*';
+  const names: string[] = [];
+  const add = (name: string, variable: string) => {
+    const parsed = parseHost(name);
+    if (parsed === null || parsed.port !== '') throw new ConfigError(variable, `must be host names without a port, comma-separated, or * (got "${name}")`);
+    if (!names.includes(parsed.hostname)) names.push(parsed.hostname);
+  };
+  if (raw !== undefined) {
+    for (const name of raw.split(',').map((n) => n.trim()).filter(Boolean)) add(name, 'ALLOWED_HOSTS');
+    return Object.freeze(names);
+  }
+  for (const name of LOOPBACK_HOSTS) add(name, 'ALLOWED_HOSTS');
+  if (!WILDCARD_ADDRESSES.has(host)) add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host, 'HOST');
+  if (publicUrl !== null) names.push(...[new URL(publicUrl).hostname].filter((n) => !names.includes(n)));
+  return Object.freeze(names);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const data = settingsIn(env);
   let s: Settings;
@@ -331,10 +381,11 @@ export function loadConfig(env: Env = process.env): Config {
     if (origin !== '*') parseUrl('CORS_ORIGINS', origin);
   }
 
+  const publicUrl = parseUrl('PUBLIC_URL', s.PUBLIC_URL);
   return Object.freeze({
     port: s.PORT,
     host: s.HOST,
-    publicUrl: parseUrl('PUBLIC_URL', s.PUBLIC_URL),
+    publicUrl,
     storage: s.STORAGE,
     mongodbUri,
     mongodbDb: s.MONGODB_DB,
@@ -356,7 +407,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitWrites: s.RATE_LIMIT_WRITES,
     rateLimitTokenReads: s.RATE_LIMIT_TOKEN_READS,
     rateLimitTokenWrites: s.RATE_LIMIT_TOKEN_WRITES,
+    rateLimitFailedAuth: s.RATE_LIMIT_FAILED_AUTH,
     dataDir: s.DATA_DIR ?? null,
+    healthDetails: s.HEALTH_DETAILS,
+    allowedHosts: allowedHostsOf(s.ALLOWED_HOSTS, s.HOST, publicUrl),
     serializationArenaMb: s.SERIALIZATION_ARENA_MB,
     serializationMemoEntries: s.SERIALIZATION_MEMO_ENTRIES,
   });

@@ -83,7 +83,7 @@ export function appLogging(
   const given = logger === undefined ? loggerOptions(level) : logger;
   const logging =
     given !== null && typeof given === 'object' && 'child' in given
-      ? { loggerInstance: given as FastifyBaseLogger }
+      ? { loggerInstance: given }
       : { logger: given as FastifyServerOptions['logger'] };
   return { ...logging, childLoggerFactory: redactingChildLoggerFactory };
 }
@@ -110,8 +110,10 @@ export function prettyMessage(log: Record<string, unknown>, messageKey: string):
   const { reqId, req, res, responseTime } = log as LogRecord;
   const parts: string[] = [];
   if (typeof reqId === 'string' || typeof reqId === 'number') parts.push(`[${reqId}]`);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a log field may hold anything: its default text will do
   parts.push(String(log[messageKey] ?? ''));
   if (req && typeof req === 'object') parts.push(`${String(req.method)} ${String(req.url)}`);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- as the message above
   if (res && typeof res === 'object' && res.statusCode !== undefined) parts.push(String(res.statusCode));
   if (typeof responseTime === 'number') parts.push(`in ${responseTime.toFixed(1)} ms`);
   return parts.join(' ');

@@ -5,11 +5,11 @@
  */
 import path from 'node:path';
 import { buildApp } from './app.js';
-import { RESOURCES } from './cli/seed-schemas.js';
+import { RESOURCES } from './import/schemas.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { preloadGazetteer } from './lib/gazetteer.js';
 import { createLogger } from './logger.js';
-import { seedIfEmpty } from './services/seed.js';
+import { seedIfEmpty } from './import/seed-on-start.js';
 import { type StorageFacts, startupSummary } from './startup-summary.js';
 import { createStorage } from './storage/create-storage.js';
 import { type Storage } from './storage/port.js';

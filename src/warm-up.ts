@@ -25,7 +25,7 @@
  */
 import { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type InjectOptions } from 'fastify';
 import { type Config } from './config.js';
-import { NAMESPACE } from './routes/context.js';
+import { NAMESPACE } from './routes/roots.js';
 
 /**
  * The socket address of the warm-up's requests. Not an IP address, so no TCP connection has it:
@@ -131,7 +131,7 @@ async function warmRoutes(send: Send, config: Pick<Config, 'apiTokens'>): Promis
   if (typeof first === 'number' && (await send({ method: 'GET', url: `${API}/events/${first}` })) === null) return 'time-budget';
   // A date window: list dates are read as creates' are (strtotime), slow on its first run.
   const window = new URLSearchParams({ start_date: REFUSED_EVENT.start_date, end_date: '2030-07-10 19:00:00' });
-  if ((await send({ method: 'GET', url: `${API}/events?${window}` })) === null) return 'time-budget';
+  if ((await send({ method: 'GET', url: `${API}/events?${window.toString()}` })) === null) return 'time-budget';
   if ((await send({ method: 'GET', url: `${API}/venues` })) === null) return 'time-budget';
   if ((await send({ method: 'GET', url: `${API}/categories` })) === null) return 'time-budget';
   // Writes need an editor token; without one there is no write to warm.

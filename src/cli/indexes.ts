@@ -126,7 +126,7 @@ export interface IndexesCliOptions {
 export async function indexesCli(argv: readonly string[], options: IndexesCliOptions = {}): Promise<number> {
   const out = options.out ?? process.stdout;
   const err = options.err ?? process.stderr;
-  const started = startCli(argv, parseIndexesArgs, { name: 'indexes', usage: INDEXES_USAGE, env: options.env ?? process.env, out, err });
+  const started = startCli(argv, parseIndexesArgs, { name: 'indexes', usage: INDEXES_USAGE, env: options.env, out, err });
   if (typeof started === 'number') return started;
   const { args, config } = started;
   if (config.mongodbUri === null || config.storage === 'embedded' || config.storage === 'memory-server') {

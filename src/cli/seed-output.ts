@@ -2,8 +2,8 @@
  * What the seed CLI prints: problems and notes on stderr, a progress bar on a terminal (plain
  * progress lines otherwise), and the summary table on stdout.
  */
-import { type PruneList, type RecordProblem, type ResourceCounts, type SeedPhase, type SeedReport, type SeedReporter } from './seed-loader.js';
-import { RESOURCES, type Resource } from './seed-schemas.js';
+import { formatProblem, type PruneList, type ResourceCounts, type SeedPhase, type SeedReport, type SeedReporter } from '../import/report.js';
+import { RESOURCES, type Resource } from '../import/schemas.js';
 
 export interface OutputStream {
   write(text: string): unknown;
@@ -13,11 +13,6 @@ export interface OutputStream {
 
 const PLAIN_MIN_TOTAL = 1000;
 const number = (n: number): string => n.toLocaleString('en-US');
-
-export function formatProblem(problem: RecordProblem): string {
-  const slug = problem.slug !== undefined ? ` (${problem.slug})` : '';
-  return `${problem.kind}: ${problem.location}${slug} ${problem.field}: ${problem.message}`;
-}
 
 /**
  * A reporter writing to `err`. On a terminal the progress is one line redrawn at most every 100 ms;

@@ -4,22 +4,14 @@
  * With no path, the seeds/ directory. Exit codes: 0 done, 1 invalid records / failed writes / error,
  * 2 bad arguments or configuration, 3 `--prune` found records to remove but `--yes` was not given.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { SeedPathError, type SeedOutcome } from '../import/report.js';
+import { runSeed } from '../import/run.js';
+import { defaultSeedsDir } from '../import/sources.js';
 import { createStorage } from '../storage/create-storage.js';
 import { type Storage } from '../storage/port.js';
-import { runSeed, SeedPathError } from './seed-loader.js';
 import { createConsoleReporter, formatSummary, type OutputStream } from './seed-output.js';
 import { runIfMain, startCli, UsageError } from './start.js';
-
-/** The seeds/ directory of this package, from src/cli (tsx) or dist/src/cli (built). */
-export function defaultSeedsDir(): string {
-  for (const relative of ['../../seeds/', '../../../seeds/']) {
-    const dir = fileURLToPath(new URL(relative, import.meta.url));
-    if (existsSync(dir)) return dir;
-  }
-  return fileURLToPath(new URL('../../seeds/', import.meta.url));
-}
 
 export const SEED_USAGE = `Usage: npm run seed -- [files or directories] [options]
 
@@ -39,6 +31,9 @@ Exit codes: 0 done; 1 invalid records, failed writes or an error; 2 bad argument
 configuration; 3 --prune found records to remove but --yes was not given (nothing removed).
 `;
 
+/** The exit code of each outcome of a run (a bad argument is 2, an error 1: see seedCli). */
+export const SEED_EXIT_CODES: Readonly<Record<SeedOutcome, 0 | 1 | 3>> = { ok: 0, invalid: 1, failed: 1, 'prune-unconfirmed': 3 };
+
 export interface SeedArgs {
   paths: string[];
   dryRun: boolean;
@@ -49,39 +44,57 @@ export interface SeedArgs {
   batchSize?: number;
 }
 
+/** The options of the command; any other is a usage error. */
+const OPTIONS = {
+  'dry-run': { type: 'boolean' },
+  prune: { type: 'boolean' },
+  yes: { type: 'boolean', short: 'y' },
+  help: { type: 'boolean', short: 'h' },
+  concurrency: { type: 'string' },
+  'batch-size': { type: 'string' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+const positive = (flag: string, value: string | undefined): number => {
+  if (value === undefined || !/^[1-9]\d{0,5}$/.test(value)) throw new UsageError(`${flag} needs a whole number from 1 to 999999`);
+  return Number(value);
+};
+
+/**
+ * The arguments, read by `parseArgs` without its strict mode, whose own errors would word usage
+ * problems differently: an option is known only when spelled alone (`-hy` is no `-h -y`) or, when
+ * long, with `=value` (which a boolean option ignores); `--` and any other option are refused as
+ * `unknown option <argument>`.
+ */
 export function parseSeedArgs(argv: readonly string[]): SeedArgs {
   const args: SeedArgs = { paths: [], dryRun: false, prune: false, yes: false, help: false };
-  const positive = (flag: string, value: string | undefined): number => {
-    if (value === undefined || !/^[1-9]\d{0,5}$/.test(value)) throw new UsageError(`${flag} needs a whole number from 1 to 999999`);
-    return Number(value);
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    switch (flag) {
-      case '--dry-run':
+  const { tokens } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      args.paths.push(token.value);
+      continue;
+    }
+    const arg = argv[token.index] as string;
+    const known = token.kind === 'option' && Object.hasOwn(OPTIONS, token.name) && (arg === token.rawName || (token.inlineValue === true && arg.startsWith(`${token.rawName}=`)));
+    if (!known) throw new UsageError(`unknown option ${arg}`);
+    switch (token.name as keyof typeof OPTIONS) {
+      case 'dry-run':
         args.dryRun = true;
         break;
-      case '--prune':
+      case 'prune':
         args.prune = true;
         break;
-      case '--yes':
-      case '-y':
+      case 'yes':
         args.yes = true;
         break;
-      case '--help':
-      case '-h':
+      case 'help':
         args.help = true;
         break;
-      case '--concurrency':
-        args.concurrency = positive(flag, inline ?? argv[++i]);
+      case 'concurrency':
+        args.concurrency = positive(token.rawName, token.value);
         break;
-      case '--batch-size':
-        args.batchSize = positive(flag, inline ?? argv[++i]);
+      case 'batch-size':
+        args.batchSize = positive(token.rawName, token.value);
         break;
-      default:
-        if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
-        args.paths.push(arg);
     }
   }
   if (args.yes && !args.prune) throw new UsageError('--yes confirms --prune; it means nothing alone');
@@ -101,7 +114,7 @@ export interface SeedCliOptions {
 export async function seedCli(argv: readonly string[], options: SeedCliOptions = {}): Promise<number> {
   const out = options.out ?? process.stdout;
   const err = options.err ?? process.stderr;
-  const started = startCli(argv, parseSeedArgs, { name: 'seed', usage: SEED_USAGE, env: options.env ?? process.env, out, err });
+  const started = startCli(argv, parseSeedArgs, { name: 'seed', usage: SEED_USAGE, env: options.env, out, err });
   if (typeof started === 'number') return started;
   const { args, config } = started;
 
@@ -130,7 +143,7 @@ export async function seedCli(argv: readonly string[], options: SeedCliOptions =
     });
     reporter.finish();
     out.write(formatSummary(report, { prune: args.prune, yes: args.yes }));
-    return report.exitCode;
+    return SEED_EXIT_CODES[report.outcome];
   } catch (error) {
     reporter.finish();
     err.write(`seed: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -14,7 +14,8 @@ export interface CliStart {
   /** The command's name, as problems are prefixed with it. */
   name: string;
   usage: string;
-  env: Record<string, string | undefined>;
+  /** The settings; when absent, the process's environment (read by src/config.ts). */
+  env?: Record<string, string | undefined>;
   out: OutputStream;
   err: OutputStream;
 }

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document of one language root (`GET /{ns}/doc`, issue 8), generated from the
+ * The OpenAPI 3.1 document of one language root (`GET /{ns}/doc`), generated from the
  * route catalogue: every registered path and method, parameters and request bodies from the
  * validation schemas, responses from the serialisation schemas (so they describe what is really
  * sent, unlike the reference's), the error responses, and the bearer scheme on the

@@ -1,7 +1,7 @@
 /**
  * The route table of the namespace as Fastify registered it. The namespace index and the OpenAPI
  * document are built from this catalogue, i.e. from the very schemas that validate requests and
- * serialise responses, so the documentation cannot drift from the routes (issue 8).
+ * serialise responses, so the documentation cannot drift from the routes.
  *
  * Each route is registered once and serves every language root (src/routes/roots.ts), so the
  * catalogue holds one table: the documents of every root list it, with the root's links.

@@ -92,7 +92,7 @@ function typesOf(node: JsonObject): string[] {
 
 /** The members of a union of literals (`Type.Union([Type.Literal('a'), …])`), else undefined. */
 function literalsOf(node: JsonObject): unknown[] | undefined {
-  if (Array.isArray(node.enum)) return node.enum;
+  if (Array.isArray(node.enum)) return node.enum as unknown[];
   if ('const' in node) return [node.const];
   if (!Array.isArray(node.anyOf) || node.anyOf.length === 0) return undefined;
   const members = node.anyOf.filter(isObject);

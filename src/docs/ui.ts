@@ -1,5 +1,5 @@
 /**
- * The API reference for people (issue 8): Swagger UI at `<root>/docs` for every root, served from
+ * The API reference for people: Swagger UI at `<root>/docs` for every root, served from
  * the installed packages (no CDN, works offline). It shows the root's own OpenAPI document, whose
  * server is the namespace base the page was loaded from, so "Try it out" calls this very server
  * under the same root.
@@ -42,6 +42,16 @@ export function installDocsUi(app: FastifyInstance, { roots, docs }: { roots: re
   // scope: the plugin decorates its instance and must not clash.
   for (const root of roots) {
     void app.register(async (scope) => {
+      // The plugin's `/json` and `/yaml` routes would write the document on every request: they
+      // are answered here, before it, with the text written once (src/docs/api-docs.ts).
+      const documentUrls = new Map<string, { format: 'json' | 'yaml'; type: string }>([
+        [`${uiPrefix(root)}/json`, { format: 'json', type: 'application/json; charset=utf-8' }],
+        [`${uiPrefix(root)}/yaml`, { format: 'yaml', type: 'application/x-yaml' }],
+      ]);
+      scope.addHook('onRequest', async (request, reply) => {
+        const document = documentUrls.get(request.routeOptions.url ?? '');
+        if (document !== undefined) return reply.type(document.type).send(docs.openapiText(request, document.format));
+      });
       await scope.register(swaggerUi, {
         routePrefix: uiPrefix(root),
         staticCSP: CSP,

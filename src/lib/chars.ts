@@ -7,6 +7,7 @@
  * builtin itself through `call`, the optimizing compiler reads the character inline whatever kind
  * of string it gets.
  */
+// eslint-disable-next-line @typescript-eslint/unbound-method -- detached on purpose: always called through `call`
 const CHAR_CODE_AT = String.prototype.charCodeAt;
 
 export function codeAt(text: string, index: number): number {

@@ -18,7 +18,7 @@ interface SnowballStemmer {
 
 // snowball-stemmers is CommonJS without type declarations; createRequire keeps its typing local.
 const requireCjs = createRequire(import.meta.url);
-const { newStemmer } = requireCjs('snowball-stemmers') as { newStemmer(language: string): SnowballStemmer };
+const { newStemmer } = requireCjs('snowball-stemmers') as { newStemmer: (language: string) => SnowballStemmer };
 const stemmer = newStemmer('english');
 
 /**
@@ -65,6 +65,7 @@ const ASCII_DELIMITER = Uint8Array.from({ length: 128 }, (_, code) => (DELIMITER
 
 const DIACRITIC = /\p{Diacritic}/u;
 // Accented letters need a look-up only when they are not plain ASCII.
+// eslint-disable-next-line no-control-regex -- the class is all of ASCII: the test is for any character past it
 const NEEDS_FOLDING = /[^\u0000-\u007F]/u;
 
 const diacriticFreeCache = new Map<string, string>();

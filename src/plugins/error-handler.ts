@@ -13,7 +13,7 @@ import { type Socket } from 'node:net';
 import { ApiError, DuplicateKeyError, type ErrorCode, type ErrorMessageKey, NoRouteError } from '../errors.js';
 import { type Language, formatMessage, languageOfUrl } from '../i18n/index.js';
 import { rootOf } from '../routes/roots.js';
-import { validationToApiError } from './validation.js';
+import { validationToApiError } from '../schemas/validation.js';
 
 export interface ErrorBody {
   code: string;

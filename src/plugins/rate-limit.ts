@@ -1,5 +1,5 @@
 /**
- * Per-caller rate limits (issue 7): reads and writes are counted separately, per minute.
+ * Per-caller rate limits: reads and writes are counted separately, per minute.
  *
  * - A request carrying a valid API token is counted against that token, with the token limits
  *   (RATE_LIMIT_TOKEN_READS / RATE_LIMIT_TOKEN_WRITES), wherever it comes from: an editor's sync
@@ -100,7 +100,7 @@ export function installRateLimit(app: FastifyInstance, limits: RateLimits, token
   // order); the limiter itself exists once the plugin above has loaded, before any request.
   let limiter: onRequestAsyncHookHandler | undefined;
   app.addHook('onRequest', async function (request, reply) {
-    limiter ??= app.rateLimit() as onRequestAsyncHookHandler;
+    limiter ??= app.rateLimit();
     await limiter.call(this, request, reply);
   });
 }

@@ -1,78 +1,16 @@
 /**
- * Request validation. Bodies are validated without type coercion (a JSON number is not a string,
- * path and query values arrive as strings and are coerced. Both report every
- * error so one response can name every bad parameter.
+ * Request validation: bodies, path and query values are validated with the options of
+ * src/schemas/validation.ts, which also turns a failure into the 400 that names every bad parameter.
  */
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv } from 'ajv';
 import { type FastifyInstance } from 'fastify';
-import { InvalidParamsError, MissingParamsError } from '../errors.js';
+import { BODY_AJV_OPTIONS, STRING_AJV_OPTIONS } from '../schemas/validation.js';
 
-const common = { allErrors: true, strict: false, verbose: true, useDefaults: true, removeAdditional: false } as const;
-/** Bodies' options; the seed command validates its records with them too (src/cli/seed-schemas.ts). */
-export const BODY_AJV_OPTIONS = { ...common, coerceTypes: false } as const;
 const bodyAjv = new Ajv(BODY_AJV_OPTIONS);
-const stringAjv = new Ajv({ ...common, coerceTypes: 'array' });
+const stringAjv = new Ajv(STRING_AJV_OPTIONS);
 
 export function installValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyAjv.compile(schema) : stringAjv.compile(schema),
   );
-}
-
-type AjvError = ErrorObject & { parentSchema?: { title?: string } };
-
-function paramOf(error: AjvError, context: string): string {
-  const path = error.instancePath.split('/').filter(Boolean);
-  if (error.keyword === 'required') {
-    const missing = (error.params as { missingProperty?: string }).missingProperty;
-    return [...path, missing].filter(Boolean)[0] ?? context;
-  }
-  if (error.keyword === 'additionalProperties') {
-    const extra = (error.params as { additionalProperty?: string }).additionalProperty;
-    return path[0] ?? extra ?? context;
-  }
-  // Nested failures (e.g. /venue/id) are reported on the top-level parameter.
-  return decodeURIComponent(path[0]?.replace(/~1/g, '/').replace(/~0/g, '~') ?? context);
-}
-
-function messageOf(param: string, error: AjvError): string {
-  const title = error.parentSchema?.title;
-  switch (error.keyword) {
-    case 'additionalProperties': {
-      const extra = (error.params as { additionalProperty?: string }).additionalProperty ?? param;
-      return extra === param ? `${param} is not a known parameter.` : `${param} has an unknown member "${extra}".`;
-    }
-    case 'anyOf':
-      return title ? `${param} is not of type ${title}.` : 'Invalid parameter.';
-    case 'type':
-      return `${param} is not of type ${(error.params as { type?: string }).type ?? 'the expected type'}.`;
-    case 'maxLength':
-      return `${param} must be at most ${(error.params as { limit: number }).limit} characters long.`;
-    case 'maxItems':
-      return `${param} must have at most ${(error.params as { limit: number }).limit} items.`;
-    case 'minLength':
-      return `${param} must not be empty.`;
-    case 'maximum':
-    case 'minimum':
-      return `${param} is out of range.`;
-    default:
-      return 'Invalid parameter.';
-  }
-}
-
-/** Turns Fastify's validation failure into the reference's 400 shapes. */
-export function validationToApiError(errors: AjvError[], context: string): MissingParamsError | InvalidParamsError {
-  const missing = errors
-    .filter((e) => e.keyword === 'required' && e.instancePath === '')
-    .map((e) => (e.params as { missingProperty: string }).missingProperty);
-  if (missing.length > 0) return new MissingParamsError([...new Set(missing)]);
-
-  const params: Record<string, string> = {};
-  // Union failures report each branch too; the anyOf error (with the type title) is the useful one.
-  const ranked = [...errors].sort((a, b) => Number(b.keyword === 'anyOf') - Number(a.keyword === 'anyOf'));
-  for (const error of ranked) {
-    const param = paramOf(error, context);
-    if (!(param in params)) params[param] = messageOf(param, error);
-  }
-  return new InvalidParamsError(params);
 }

@@ -1,5 +1,5 @@
 /**
- * The category tree, in one place (issue 4): every question about ancestry is answered here from
+ * The category tree, in one place: every question about ancestry is answered here from
  * the flat `{ _id, parent }` records. Pure; tolerant of cycles in stored data (each node is visited
  * once), so a corrupt tree cannot hang a request.
  */

@@ -26,7 +26,7 @@ export function toRadians(value: number, unit: DistanceUnit): number {
   return toKm(value, unit) / EARTH_RADIUS_KM;
 }
 
-/** A distance in the request's unit, rounded to 2 decimals (issue 6). */
+/** A distance in the request's unit, rounded to 2 decimals. */
 export function reportDistance(radians: number, unit: DistanceUnit): number {
   return Math.round(fromKm(radians * EARTH_RADIUS_KM, unit) * 100) / 100;
 }

@@ -3,6 +3,7 @@
  * sees them: a `future` post whose date has passed is published (visibility at read time).
  */
 import { InvalidParamsError } from '../errors.js';
+import { listItems } from './list-input.js';
 import { type Caller } from '../services/access.js';
 import { type Filter, POST_STATUSES, type PostStatus } from '../storage/port.js';
 
@@ -14,7 +15,7 @@ export const NON_TRASH_STATUSES: readonly PostStatus[] = POST_STATUSES.filter((s
  */
 export function resolveStatuses(raw: string | string[] | undefined, caller: Caller | null): PostStatus[] {
   if (raw === undefined) return caller ? [...NON_TRASH_STATUSES] : ['publish'];
-  const items = (Array.isArray(raw) ? raw : raw.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  const items = listItems(raw, 'status').map((s) => s.trim()).filter((s) => s !== '');
   if (items.length === 0) throw new InvalidParamsError({ status: 'status must name at least one status.' });
   if (!caller) {
     if (items.some((s) => s !== 'publish')) {

@@ -7,7 +7,8 @@ import { type ApiDocs } from '../docs/api-docs.js';
 import { ApiError } from '../errors.js';
 import { ErrorResponses } from '../schemas/common.js';
 import { IndexQuerySchema, NamespaceIndexSchema, OpenApiDocumentSchema } from '../schemas/discovery.js';
-import { type ApiRouteOptions, NAMESPACE } from './context.js';
+import { type ApiRouteOptions } from './context.js';
+import { NAMESPACE } from './roots.js';
 
 export interface DiscoveryRoutesOptions extends ApiRouteOptions {
   docs: ApiDocs;
@@ -25,5 +26,9 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryRoutesOptions> 
     return docs.index(request, request.query.context ?? 'view');
   });
 
-  app.get('/doc', { schema: { response: { 200: OpenApiDocumentSchema, ...ErrorResponses } } }, async (request) => docs.openapi(request));
+  // The document's text is written once per language and server URL (src/docs/api-docs.ts); the
+  // response schema still documents it.
+  app.get('/doc', { schema: { response: { 200: OpenApiDocumentSchema, ...ErrorResponses } } }, async (request, reply) =>
+    reply.type('application/json; charset=utf-8').send(docs.openapiText(request, 'json') as never),
+  );
 };

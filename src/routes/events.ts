@@ -14,7 +14,7 @@ import { ApiError } from '../errors.js';
 import { totalPages } from '../query/paging.js';
 import { redactProtected, serializeEvent, serializeEventJson } from '../serialize/events.js';
 import { JSON_CONTENT_TYPE, type JsonItem, jsonEnvelope, listHeaders, listLinks, releaseWhenSent, withJsonMember } from '../serialize/list.js';
-import { type EventsService } from '../services/events.js';
+import { type EventsService } from '../services/events/index.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
 import { ignoreBodyFields } from './hooks.js';
 

@@ -12,15 +12,26 @@ declare module 'fastify' {
 }
 
 const LiveSchema = Type.Object({ status: Type.Literal('ok') });
-const ReadySchema = Type.Object({ status: Type.Literal('ready'), engine: Type.String(), reason: Type.String() });
+const ReadySchema = Type.Object({ status: Type.Literal('ready'), engine: Type.String(), reason: Type.Optional(Type.String()) });
 
-/** Liveness (the process answers) and readiness (storage answers too, and which engine it is). */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = async (app, { storage }) => {
+export interface HealthRoutesOptions {
+  storage: Storage;
+  /** HEALTH_DETAILS: readiness tells every caller why the engine was chosen, not only token holders. */
+  details: boolean;
+}
+
+/**
+ * Liveness (the process answers) and readiness (storage answers too, and which engine it is).
+ * Why the engine was chosen names the data directory or the `mongod` binary: a detail of the
+ * deployment told only to callers with a token, unless HEALTH_DETAILS says everyone may know.
+ */
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, { storage, details }) => {
   const config = { probe: true };
   app.get('/health/live', { config, schema: { response: { 200: LiveSchema } } }, async () => ({ status: 'ok' as const }));
-  app.get('/health/ready', { config, schema: { response: { 200: ReadySchema, 503: ErrorResponseSchema } } }, async () => {
+  app.get('/health/ready', { config, schema: { response: { 200: ReadySchema, 503: ErrorResponseSchema } } }, async (request) => {
     await storage.ping();
-    return { status: 'ready' as const, engine: storage.engine, reason: storage.reason };
+    const ready = { status: 'ready' as const, engine: storage.engine };
+    return details || request.caller !== null ? { ...ready, reason: storage.reason } : ready;
   });
 };
 

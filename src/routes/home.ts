@@ -128,7 +128,7 @@ const PAGES = Object.fromEntries(ROOTS.map((root) => [root, page(root, languageO
 export const homeRoutes: FastifyPluginAsyncTypebox<{ docs: ApiDocs }> = async (app, { docs }) => {
   const links = (request: FastifyRequest) => {
     const base = docs.apiBase(request);
-    const origin = `${request.protocol}://${request.host}`;
+    const origin = request.linkOrigin;
     return { docs: docs.uiUrl(request), openapi: `${base}/doc`, index: base, ready: `${origin}/health/ready` };
   };
   app.get(

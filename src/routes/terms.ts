@@ -7,7 +7,7 @@ import { type TObject, type TSchema } from '@sinclair/typebox';
 import { ErrorResponses, IdParamsSchema } from '../schemas/common.js';
 import { listHeaders, listLinks } from '../serialize/list.js';
 import { serializeTerm } from '../serialize/terms.js';
-import { type TermInput, type TermListParams, type TermsService } from '../services/terms.js';
+import { type TermInput, type TermsService } from '../services/terms.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
 import { ignoreBodyFields } from './hooks.js';
 
@@ -29,7 +29,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (a
     serializeTerm(result.doc, path, result.count, serializeContext(request, options, false));
 
   app.get(`/${path}`, { schema: { querystring: schemas.listQuery, response: { 200: schemas.listResponse, ...ErrorResponses } } }, async (request, reply) => {
-    const { items, total, paging, args } = await service.list(request.query as TermListParams, request.caller);
+    const { items, total, paging, args } = await service.list(request.query, request.caller);
     const ctx = serializeContext(request, options, false);
     const meta = { page: paging.page, perPage: paging.perPage, total, args };
     // Past the last page a term list is an empty 200, not a 404.
@@ -52,7 +52,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (a
     async (request, reply) =>
       reply.code(201).send(present(request, await service.create(request.body as unknown as TermInput & { name: string }, request.reservedId ?? undefined))),
   );
-  app.get(ID, { schema: { params: IdParamsSchema, response: single } }, async (request) => present(request, await service.get(request.params.id)));
+  app.get(ID, { schema: { params: IdParamsSchema, response: single } }, async (request) => present(request, await service.get(request.params.id, request.caller)));
   app.route({
     method: ['POST', 'PUT', 'PATCH'],
     url: ID,

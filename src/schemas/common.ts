@@ -5,6 +5,9 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { i18n } from '../i18n/index.js';
 import { POST_STATUSES } from '../storage/port.js';
+import { MAX_LIST_ITEMS } from '../query/list-input.js';
+
+export { MAX_LIST_ITEMS };
 
 /** Ids are positive integers below 2^53 (JSON numbers stay exact). */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -13,7 +16,6 @@ export const MAX_TITLE_LENGTH = 1000;
 export const MAX_TEXT_LENGTH = 200_000;
 export const MAX_SHORT_TEXT_LENGTH = 1000;
 export const MAX_URL_LENGTH = 2048;
-export const MAX_LIST_ITEMS = 100;
 export const MAX_SEARCH_LENGTH = 200;
 
 export const ErrorResponseSchema = Type.Object(

@@ -3,7 +3,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { i18n } from '../i18n/index.js';
-import { NAMESPACE } from '../routes/context.js';
+import { NAMESPACE } from '../routes/roots.js';
 import { EmptyArraySchema } from './common.js';
 
 export const IndexQuerySchema = Type.Object(

@@ -1,7 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import {
   ImageInput,
-  ImageSchema,
   ListLinkProperties,
   MAX_SHORT_TEXT_LENGTH,
   MAX_TITLE_LENGTH,

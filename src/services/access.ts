@@ -20,6 +20,16 @@ export function effectiveStatus(doc: { status: PostStatus; dateUtc: Date }, now:
 }
 
 /**
+ * A write that leaves a post published with a publication date still to come schedules it
+ * (`future`), as WordPress does; effectiveStatus shows it published once that date has passed.
+ */
+export function scheduleIfFuture(set: { status?: PostStatus; dateUtc?: Date }, current: { status: PostStatus; dateUtc: Date } | null, at: Date): void {
+  const status = set.status ?? current?.status ?? 'publish';
+  const when = set.dateUtc ?? current?.dateUtc ?? at;
+  if (status === 'publish' && when.getTime() > at.getTime()) set.status = 'future';
+}
+
+/**
  * The document as a reader sees it: itself when its status stands (so serializations memoised per
  * stored document keep hitting), a copy with `publish` once a scheduled date has passed.
  */
@@ -39,9 +49,17 @@ export function passwordMatches(stored: string, presented: string | undefined): 
 /**
  * Whether an event may be used as a list parameter (`event`, `post`, `post_parent`) by this caller:
  * anonymous callers may only name published, unprotected events, so a list cannot reveal anything
- * about an event they could not read (issue 7). Others are treated as not existing.
+ * about an event they could not read. Others are treated as not existing.
  */
 export function eventUsableBy(doc: { status: PostStatus; dateUtc: Date; password: string | null } | null, caller: Caller | null, now: Date): boolean {
   if (doc === null) return false;
   return caller !== null || (effectiveStatus(doc, now) === 'publish' && doc.password === null);
 }
+
+/**
+ * Whose term counts a caller is shown: `all` published events for an editor, who can read every
+ * event in full; for everyone else `public`, the published events whose terms a list shows them
+ * (not protected, not hidden from listings).
+ */
+export type CountAudience = 'all' | 'public';
+export const countAudienceOf = (caller: Caller | null): CountAudience => (caller?.role === 'editor' ? 'all' : 'public');

@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../../indexes/idempotency.js';
 import { DuplicateKeyError, IdempotencyInProgressError, IdempotencyKeyMismatchError } from '../errors.js';
 import { KeyedLock } from '../lib/keyed-lock.js';
-import { type IdempotencyDoc, type ManyUpdate, type SequenceName, type Storage } from '../storage/port.js';
+import { type IdempotencyDoc, type SequenceName, type Storage } from '../storage/port.js';
 
 export const IDEMPOTENCY_WINDOW_MS = IDEMPOTENCY_WINDOW_SECONDS * 1000;
 /** The embedded engine's sweep of expired records runs at most this often… */
@@ -95,20 +95,17 @@ export function recordIdOf(keyHash: string): number {
   return Number.parseInt(keyHash.slice(0, 13), 16);
 }
 
-export function createIdempotencyService({ storage, lockMs, now = () => new Date(), onSweepError = () => undefined }: IdempotencyServiceDeps) {
-  const records = storage.idempotency;
-  /** Claims, outcomes and the sweep of one record run one at a time in this process. */
-  const locks = new KeyedLock<number>();
-  let nextSweepAt = 0;
-  let sweeping: Promise<number> | null = null;
+const expired = (record: IdempotencyDoc, at: Date): boolean => at.getTime() - record.createdAt.getTime() >= IDEMPOTENCY_WINDOW_MS;
+const inProgress = (until: Date, at: Date) => new IdempotencyInProgressError(Math.ceil((until.getTime() - at.getTime()) / 1000));
 
-  const expired = (record: IdempotencyDoc, at: Date): boolean => at.getTime() - record.createdAt.getTime() >= IDEMPOTENCY_WINDOW_MS;
+/** A key's record claimed for an attempt (new, run again, or answered again); writes conditioned on `attempts`. */
+function recordClaims(storage: IdempotencyServiceDeps['storage'], lockMs: number) {
+  const records = storage.idempotency;
   const lockEnd = (at: Date): Date => new Date(at.getTime() + lockMs);
-  const inProgress = (until: Date, at: Date) => new IdempotencyInProgressError(Math.ceil((until.getTime() - at.getTime()) / 1000));
 
   /** Writes `fields` if the record is still at `attempts`; whether it was. */
   async function swap(id: number, attempts: number, fields: Partial<Omit<IdempotencyDoc, '_id'>>): Promise<boolean> {
-    return (await records.updateMany({ _id: id, attempts }, { $set: fields as ManyUpdate['$set'] })) === 1;
+    return (await records.updateMany({ _id: id, attempts }, { $set: fields })) === 1;
   }
 
   /** A new record, or one replacing an expired record of the slot; false when another request got there first. */
@@ -162,6 +159,20 @@ export function createIdempotencyService({ storage, lockMs, now = () => new Date
     throw inProgress(lockEnd(at), at);
   }
 
+  return { swap, claim };
+}
+
+/** The embedded engine's sweep of expired records, under each record's lock. */
+function recordSweeper(
+  storage: IdempotencyServiceDeps['storage'],
+  locks: KeyedLock<number>,
+  now: () => Date,
+  onSweepError: (error: unknown) => void,
+) {
+  const records = storage.idempotency;
+  let nextSweepAt = 0;
+  let sweeping: Promise<number> | null = null;
+
   /**
    * Deletes expired records, oldest first, at most SWEEP_BATCH: the embedded engine has no TTL
    * monitor. Each is read again under its lock, so a record a request has just renewed stays.
@@ -200,6 +211,15 @@ export function createIdempotencyService({ storage, lockMs, now = () => new Date
       });
   }
 
+  return { sweep, sweepNowAndThen, sweeping: (): Promise<number> | null => sweeping };
+}
+
+export function createIdempotencyService({ storage, lockMs, now = () => new Date(), onSweepError = () => undefined }: IdempotencyServiceDeps) {
+  /** Claims, outcomes and the sweep of one record run one at a time in this process. */
+  const locks = new KeyedLock<number>();
+  const { swap, claim } = recordClaims(storage, lockMs);
+  const { sweep, sweepNowAndThen, sweeping } = recordSweeper(storage, locks, now, onSweepError);
+
   return {
     /** Looks the key up: a stored success to answer again, or a claim to run the create under. Throws 409/422. */
     async begin(request: IdempotentCreate): Promise<IdempotencyStart> {
@@ -231,7 +251,7 @@ export function createIdempotencyService({ storage, lockMs, now = () => new Date
     sweep,
 
     /** The sweep running in the background, if any (tests wait for it). */
-    sweeping: (): Promise<number> | null => sweeping,
+    sweeping,
   };
 }
 

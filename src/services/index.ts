@@ -6,7 +6,7 @@
  */
 import { type Config } from '../config.js';
 import { type Storage } from '../storage/port.js';
-import { createEventsService, type EventsService } from './events.js';
+import { createEventsService, type EventsService } from './events/index.js';
 import { createOrganizersService, type OrganizersService } from './organizers.js';
 import { createTermsService, type TermsService } from './terms.js';
 import { createVenuesService, type VenuesService } from './venues.js';

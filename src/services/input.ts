@@ -2,6 +2,7 @@
  * Normalisation of validated request values into domain values. The schemas have already checked
  * shapes; these functions apply the reference's coercions.
  */
+import { listItems } from '../query/list-input.js';
 import { type ListInputValue, type WpBooleanValue } from '../schemas/common.js';
 import { type StoredImage } from '../storage/port.js';
 
@@ -11,23 +12,17 @@ export function toBool(value: WpBooleanValue): boolean {
   return value === true || value === 1;
 }
 
-/**
- * The reference's list parsing (COMMON Utils/Array::list): a string is split on commas with the
- * whitespace around each comma removed; empty items are dropped.
- */
-export function toList(value: ListInputValue | string[] | undefined): ReadonlyArray<string | number> {
-  if (value === undefined || value === '') return [];
-  if (typeof value === 'number') return [value];
-  const items = Array.isArray(value) ? value : value.split(/\s*,\s*/);
-  return without(items, (item) => item === '');
+/** The items of list parameter `param` (src/query/list-input.ts: both forms, one cap). */
+export function toList(value: ListInputValue | string[] | undefined, param: string): ReadonlyArray<string | number> {
+  return listItems<string | number>(value, param);
 }
 
 /**
  * The terms an event write names (ids, slugs or names), blank items left out: a blank names nothing
  * (it would otherwise create a term without a name).
  */
-export function termItems(value: ListInputValue): ReadonlyArray<string | number> {
-  return without(toList(value), (item) => typeof item === 'string' && item.trim() === '');
+export function termItems(value: ListInputValue, param: string): ReadonlyArray<string | number> {
+  return without(toList(value, param), (item) => typeof item === 'string' && item.trim() === '');
 }
 
 /**

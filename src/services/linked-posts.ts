@@ -20,7 +20,7 @@ import {
   type Storage,
   type VenueDoc,
 } from '../storage/port.js';
-import { asSeen, type Caller, effectiveStatus, eventUsableBy } from './access.js';
+import { asSeen, type Caller, effectiveStatus, eventUsableBy, scheduleIfFuture } from './access.js';
 import { changedFields } from './changes.js';
 import { insertWithUniqueSlug } from './unique-slug.js';
 import { KeyedLock } from '../lib/keyed-lock.js';
@@ -86,26 +86,23 @@ const LIVE_EVENT_STATUSES: readonly PostStatus[] = ['publish', 'future', 'privat
 /** Password-protected events never tell anonymous callers anything about their venue or organizers. */
 const unprotectedFor = (caller: Caller | null): Filter => (caller === null ? { password: null } : {});
 
-export function createLinkedPostService<D extends LinkedPostDoc, I extends LinkedPostInput>(
-  def: LinkedPostDefinition<D, I>,
-  { storage, siteTimezone, perPageMax, now = () => new Date() }: LinkedPostServiceDeps,
-) {
-  const collection = storage[def.collection] as unknown as Collection<D>;
+/** What the parts of one linked-post service share. */
+interface LinkedPostContext<D extends LinkedPostDoc, I extends LinkedPostInput> {
+  def: LinkedPostDefinition<D, I>;
+  storage: LinkedPostServiceDeps['storage'];
+  collection: Collection<D>;
+  siteTimezone: string;
+  now: () => Date;
+}
 
-  /** Updates and trashing of one record, one at a time (see `update`). */
-  const writes = new KeyedLock<number>();
+/** A duplicate keeps its own spelling of the name. */
+function withoutName<D extends LinkedPostDoc>(set: Partial<D>): Partial<D> {
+  const { name: _name, nameKey: _key, ...rest } = set;
+  return rest as Partial<D>;
+}
 
-  async function find(key: LinkedPostKey): Promise<D> {
-    const doc = 'id' in key ? await collection.findById(key.id) : await collection.findOne({ slug: key.slug });
-    if (!doc) throw 'id' in key ? new NotFoundError(def.kind, key.id) : new NotFoundError(def.kind, key.slug, 'slug');
-    return doc;
-  }
-
-  /** Anyone sees published records; token holders see every status. */
-  function visibleTo(doc: D, caller: Caller | null): boolean {
-    return caller !== null || effectiveStatus(doc, now()) === 'publish';
-  }
-
+/** Bodies into stored fields: validation, new records, search terms, what a duplicate create writes. */
+function linkedPostFields<D extends LinkedPostDoc, I extends LinkedPostInput>({ def, siteTimezone, now }: LinkedPostContext<D, I>) {
   /** Validates a body into stored fields; errors are collected under `param` (nested) or per field. */
   function prepare(input: I & { [name: string]: unknown }, current: D | null, errors: ParamErrors, param?: string): Partial<D> {
     const where = (field: string) => param ?? field;
@@ -138,8 +135,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     for (const [field, message] of Object.entries(own.params)) errors.add(where(field), message);
 
     const at = now();
-    const status = set.status ?? current?.status ?? 'publish';
-    if (status === 'publish' && (set.dateUtc ?? current?.dateUtc ?? at).getTime() > at.getTime()) set.status = 'future';
+    scheduleIfFuture(set, current, at);
     set.modifiedUtc = at;
     return set;
   }
@@ -170,6 +166,29 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     return { ...doc, searchTerms: searchTermsOf(...def.searchTexts(doc)) };
   }
 
+  /** Bulk loading: the stored fields an update of `current` with `input` would change (empty: none). Writes nothing. */
+  function changes(current: D, input: I & { [name: string]: unknown }): Partial<D> {
+    const errors = new ParamErrors();
+    const set = prepare(input, current, errors);
+    if (!errors.empty) throw new InvalidParamsError(errors.params);
+    const next = withSearchTerms({ ...current, ...set });
+    return changedFields(current, { ...set, searchTerms: next.searchTerms }, ['modifiedUtc']);
+  }
+
+  /** What a duplicate create writes onto the existing record: its own spelling of the name stays. */
+  function forDuplicate(existing: D, set: Partial<D>): Partial<D> {
+    const fields = withoutName(set);
+    return def.forDuplicate ? def.forDuplicate(existing, fields) : fields;
+  }
+
+  return { prepare, newDoc, withSearchTerms, changes, forDuplicate };
+}
+
+/** Creates, de-duplicated by name (the API) or under a given slug (bulk loading), and the write of an update. */
+function linkedPostCreates<D extends LinkedPostDoc, I extends LinkedPostInput>(
+  { def, storage, collection }: LinkedPostContext<D, I>,
+  { prepare, newDoc, withSearchTerms, forDuplicate }: ReturnType<typeof linkedPostFields<D, I>>,
+) {
   /**
    * The reference's de-duplication: same name, case-insensitively, and the same description
    * when one is given. Trashed records are not revived.
@@ -182,7 +201,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
 
   async function applyUpdate(current: D, set: Partial<D>): Promise<D> {
     const next = withSearchTerms({ ...current, ...set });
-    const updated = await collection.updateById(current._id, { $set: { ...set, searchTerms: next.searchTerms } as Partial<D> });
+    const updated = await collection.updateById(current._id, { $set: { ...set, searchTerms: next.searchTerms } });
     if (!updated) throw new NotFoundError(def.kind, current._id);
     return updated;
   }
@@ -220,7 +239,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
   }
 
   /**
-   * Bulk loading (the seed CLI): creates with the slug the seed names the record by, without the
+   * Bulk loading (the seed import): creates with the slug the seed names the record by, without the
    * API's de-duplication by name (the slug is the seed's identity). A taken slug is a conflict.
    */
   async function createWithSlug(input: I & { [name: string]: unknown }, caller: Caller, slug: string): Promise<D> {
@@ -240,27 +259,11 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     return doc;
   }
 
-  /** Bulk loading: the stored fields an update of `current` with `input` would change (empty: none). Writes nothing. */
-  function changes(current: D, input: I & { [name: string]: unknown }): Partial<D> {
-    const errors = new ParamErrors();
-    const set = prepare(input, current, errors);
-    if (!errors.empty) throw new InvalidParamsError(errors.params);
-    const next = withSearchTerms({ ...current, ...set });
-    return changedFields(current, { ...set, searchTerms: next.searchTerms } as Partial<D>, ['modifiedUtc']);
-  }
+  return { applyUpdate, commitCreate, createWithSlug };
+}
 
-  /** What a duplicate create writes onto the existing record: its own spelling of the name stays. */
-  function forDuplicate(existing: D, set: Partial<D>): Partial<D> {
-    const fields = withoutName(set);
-    return def.forDuplicate ? def.forDuplicate(existing, fields) : fields;
-  }
-
-  /** A duplicate keeps its own spelling of the name. */
-  function withoutName(set: Partial<D>): Partial<D> {
-    const { name: _name, nameKey: _key, ...rest } = set;
-    return rest as Partial<D>;
-  }
-
+/** Lists: status, search, paging, and the filters by the events that use a record. */
+function linkedPostLists<D extends LinkedPostDoc, I extends LinkedPostInput>({ def, storage, collection, now }: LinkedPostContext<D, I>, perPageMax: number) {
   async function eventIdsFilter(params: LinkedPostListParams, caller: Caller | null, errors: ParamErrors): Promise<Filter[]> {
     const clauses: Filter[] = [];
     const at = now();
@@ -287,6 +290,64 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
       clauses.push({ _id: { $in: ids } });
     }
     return clauses;
+  }
+
+  return {
+    async list(params: LinkedPostListParams, caller: Caller | null): Promise<{ items: D[]; total: number; paging: Paging; args: Array<[string, string]> }> {
+      const errors = new ParamErrors();
+      let statuses: PostStatus[] = [];
+      try {
+        statuses = resolveStatuses(params.status, caller);
+      } catch (err) {
+        if (err instanceof InvalidParamsError) Object.assign(errors.params, (err.data as { params: Record<string, string> }).params);
+        else throw err;
+      }
+      const clauses: Filter[] = [statusFilter(statuses, now())];
+      clauses.push(...(await eventIdsFilter(params, caller, errors)));
+      if (!errors.empty) throw new InvalidParamsError(errors.params);
+      if (params.search !== undefined) {
+        clauses.push({ $text: { $search: textSearchOf(params.search) }, searchTerms: { $all: searchWords(params.search) } });
+      }
+      const paging = resolvePaging(params.page, params.per_page, perPageMax);
+      const query: CompiledQuery = {
+        filter: { $and: clauses },
+        sort: [['nameKey', 1], ['_id', 1]],
+        skip: paging.skip,
+        limit: paging.perPage,
+      };
+      const { items, total } = await collection.findPage(query);
+      const args: Array<[string, string]> = [['status', statuses.join(',')]];
+      for (const name of ['search', 'event', 'has_events', 'only_with_upcoming'] as const) {
+        const value = params[name];
+        if (value !== undefined) args.push([name, String(value)]);
+      }
+      return { items: items.map((d) => asSeen(d, now())), total, paging, args };
+    },
+  };
+}
+
+export function createLinkedPostService<D extends LinkedPostDoc, I extends LinkedPostInput>(
+  def: LinkedPostDefinition<D, I>,
+  { storage, siteTimezone, perPageMax, now = () => new Date() }: LinkedPostServiceDeps,
+) {
+  const collection = storage[def.collection] as unknown as Collection<D>;
+  const context: LinkedPostContext<D, I> = { def, storage, collection, siteTimezone, now };
+  const fields = linkedPostFields(context);
+  const { prepare, changes } = fields;
+  const { applyUpdate, commitCreate, createWithSlug } = linkedPostCreates(context, fields);
+
+  /** Updates and trashing of one record, one at a time (see `update`). */
+  const writes = new KeyedLock<number>();
+
+  async function find(key: LinkedPostKey): Promise<D> {
+    const doc = 'id' in key ? await collection.findById(key.id) : await collection.findOne({ slug: key.slug });
+    if (!doc) throw 'id' in key ? new NotFoundError(def.kind, key.id) : new NotFoundError(def.kind, key.slug, 'slug');
+    return doc;
+  }
+
+  /** Anyone sees published records; token holders see every status. */
+  function visibleTo(doc: D, caller: Caller | null): boolean {
+    return caller !== null || effectiveStatus(doc, now()) === 'publish';
   }
 
   return {
@@ -326,7 +387,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     /** Second half of a nested create: `set` came from `prepare` without errors. */
     commitCreate,
 
-    /** Bulk loading (src/cli/seed-loader.ts): create under a given slug, and change detection. */
+    /** Bulk loading (src/import/apply.ts): create under a given slug, and change detection. */
     createWithSlug,
     changes,
 
@@ -356,36 +417,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
       });
     },
 
-    async list(params: LinkedPostListParams, caller: Caller | null): Promise<{ items: D[]; total: number; paging: Paging; args: Array<[string, string]> }> {
-      const errors = new ParamErrors();
-      let statuses: PostStatus[] = [];
-      try {
-        statuses = resolveStatuses(params.status, caller);
-      } catch (err) {
-        if (err instanceof InvalidParamsError) Object.assign(errors.params, (err.data as { params: Record<string, string> }).params);
-        else throw err;
-      }
-      const clauses: Filter[] = [statusFilter(statuses, now())];
-      clauses.push(...(await eventIdsFilter(params, caller, errors)));
-      if (!errors.empty) throw new InvalidParamsError(errors.params);
-      if (params.search !== undefined) {
-        clauses.push({ $text: { $search: textSearchOf(params.search) }, searchTerms: { $all: searchWords(params.search) } });
-      }
-      const paging = resolvePaging(params.page, params.per_page, perPageMax);
-      const query: CompiledQuery = {
-        filter: { $and: clauses },
-        sort: [['nameKey', 1], ['_id', 1]],
-        skip: paging.skip,
-        limit: paging.perPage,
-      };
-      const { items, total } = await collection.findPage(query);
-      const args: Array<[string, string]> = [['status', statuses.join(',')]];
-      for (const name of ['search', 'event', 'has_events', 'only_with_upcoming'] as const) {
-        const value = params[name];
-        if (value !== undefined) args.push([name, String(value)]);
-      }
-      return { items: items.map((d) => asSeen(d, now())), total, paging, args };
-    },
+    ...linkedPostLists(context, perPageMax),
   };
 }
 

@@ -9,8 +9,8 @@ import { type Paging, resolvePaging } from '../query/paging.js';
 import { statusFilter } from '../query/status.js';
 import { compileTermFilter, matchesSearch, resolveOrder, resolveOrderBy, sortTerms, type TermListFilter } from '../query/terms.js';
 import { type ListInputValue } from '../schemas/common.js';
-import { type Storage, type TermDoc } from '../storage/port.js';
-import { type Caller, eventUsableBy } from './access.js';
+import { type Filter, type Storage, type TermDoc } from '../storage/port.js';
+import { type Caller, type CountAudience, countAudienceOf, eventUsableBy } from './access.js';
 import { ParamErrors, termItems, toBool, toId, toList } from './input.js';
 import { insertWithUniqueSlug } from './unique-slug.js';
 
@@ -52,7 +52,8 @@ const COUNTS_TTL_MS = 10_000;
 const label: Record<Taxonomy, 'category' | 'tag'> = { categories: 'category', tags: 'tag' };
 const eventField: Record<Taxonomy, 'categoryIds' | 'tagIds'> = { categories: 'categoryIds', tags: 'tagIds' };
 
-export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, now = () => new Date() }: TermsServiceDeps) {
+/** A taxonomy's terms in storage: their names, look-ups and inserts, for the other parts of the service. */
+function termStore(taxonomy: Taxonomy, storage: TermsServiceDeps['storage']) {
   const collection = storage[taxonomy];
   const kind = label[taxonomy];
   const hierarchical = taxonomy === 'categories';
@@ -67,29 +68,6 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
 
   const all = () => collection.find({ filter: {}, sort: [['_id', 1]] });
 
-  /**
-   * Published events using each term (WordPress's published-post count), in one
-   * facet query. Memoised: this process drops the memo on every event or term write (`invalidate`);
-   * writes made by other processes sharing a MongoDB show within COUNTS_TTL_MS.
-   */
-  let memo: { at: number; counts: Promise<Map<number, number>> } | null = null;
-  function counts(): Promise<Map<number, number>> {
-    const at = Date.now();
-    if (memo && at - memo.at < COUNTS_TTL_MS) return memo.counts;
-    const pending = storage.events
-      .countValues(eventField[taxonomy], statusFilter(['publish'], now()))
-      .then((rows) => new Map(rows.map((r) => [r.value as number, r.count])));
-    memo = { at, counts: pending };
-    // A failed count must not be served from the memo.
-    pending.catch(() => {
-      if (memo?.counts === pending) memo = null;
-    });
-    return pending;
-  }
-  const invalidate = (): void => {
-    memo = null;
-  };
-
   /** A term by id, else by slug, else by name. */
   async function lookup(item: string | number): Promise<TermDoc | null> {
     const id = toId(item);
@@ -98,9 +76,81 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     return (await collection.findOne({ slug: text })) ?? (await collection.findOne({ nameKey: text.toLowerCase() }));
   }
 
+  function termExists(existing: TermDoc | null): ApiError {
+    const message = hierarchical ? 'errorMessage.term_exists.parent' : 'errorMessage.term_exists.taxonomy';
+    return new ApiError(400, 'term_exists', message, existing ? { term_id: existing._id } : {});
+  }
+
+  async function findByName(name: string, parent: number): Promise<TermDoc | null> {
+    return collection.findOne(hierarchical ? { nameKey: name.toLowerCase(), parent } : { nameKey: name.toLowerCase() });
+  }
+
+  /** Inserts with a unique slug (`-2`, `-3`…); a name clash is `term_exists`, race-free by index. */
+  async function insert(fields: Omit<TermDoc, '_id' | 'slug'>, slugBase: string, reservedId?: number): Promise<TermDoc> {
+    const id = reservedId ?? (await storage.nextId('terms'));
+    const base = slugFrom(slugBase, `${kind}-${id}`);
+    return insertWithUniqueSlug({
+      base,
+      id,
+      slugIndex,
+      insert: async (slug) => {
+        const doc: TermDoc = { _id: id, ...fields, slug };
+        try {
+          await collection.insertOne(doc);
+        } catch (err) {
+          if (err instanceof DuplicateKeyError && err.index === nameIndex) throw termExists(await findByName(fields.name, fields.parent));
+          throw err;
+        }
+        return doc;
+      },
+      exhausted: () => new Error(`Could not find a free slug for ${kind} "${base}"`),
+    });
+  }
+
+  return { taxonomy, storage, collection, kind, hierarchical, nameIndex, slugIndex, find, all, lookup, termExists, findByName, insert };
+}
+
+type TermStore = ReturnType<typeof termStore>;
+
+/** The event counts of a taxonomy's terms. */
+function termCounts({ taxonomy, storage }: TermStore, now: () => Date) {
+  /**
+   * Published events using each term (WordPress's published-post count), in one facet query per
+   * audience (countAudienceOf): the public count leaves out the events a list would not show a
+   * reader their terms of — protected events (listed redacted) and those hidden from listings —
+   * so a count cannot reveal a protected event's categories. Memoised: this process drops the memos
+   * on every event or term write (`invalidate`); writes made by other processes sharing a MongoDB
+   * show within COUNTS_TTL_MS.
+   */
+  const memos = new Map<CountAudience, { at: number; counts: Promise<Map<number, number>> }>();
+  function counts(audience: CountAudience = 'all'): Promise<Map<number, number>> {
+    const at = Date.now();
+    const memo = memos.get(audience);
+    if (memo && at - memo.at < COUNTS_TTL_MS) return memo.counts;
+    const published = statusFilter(['publish'], now());
+    const filter: Filter = audience === 'all' ? published : { $and: [published, { password: null }, { hideFromListings: false }] };
+    const pending = storage.events
+      .countValues(eventField[taxonomy], filter)
+      .then((rows) => new Map(rows.map((r) => [r.value as number, r.count])));
+    memos.set(audience, { at, counts: pending });
+    // A failed count must not be served from the memo.
+    pending.catch(() => {
+      if (memos.get(audience)?.counts === pending) memos.delete(audience);
+    });
+    return pending;
+  }
+  const invalidate = (): void => {
+    memos.clear();
+  };
+
+  return { counts, invalidate };
+}
+
+/** Terms named by a request's parameters: lists of terms, a category's parent. */
+function termParams({ kind, hierarchical, lookup, all }: TermStore) {
   /** Every item must be an existing term (id, slug or name), else a 400 naming `param`. */
   async function resolveList(value: ListInputValue, param: string, errors: ParamErrors): Promise<number[] | undefined> {
-    const items = toList(value);
+    const items = toList(value, param);
     // The reference's `is_term_of_taxonomy` wants at least one term (`include=` is a 400, not "nothing").
     if (items.length === 0) {
       errors.add(param, `${param} must list at least one ${kind}.`);
@@ -135,48 +185,16 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     return parent._id;
   }
 
-  function termExists(existing: TermDoc | null): ApiError {
-    const message = hierarchical ? 'errorMessage.term_exists.parent' : 'errorMessage.term_exists.taxonomy';
-    return new ApiError(400, 'term_exists', message, existing ? { term_id: existing._id } : {});
-  }
+  return { resolveList, resolveParent };
+}
 
-  async function findByName(name: string, parent: number): Promise<TermDoc | null> {
-    return collection.findOne(hierarchical ? { nameKey: name.toLowerCase(), parent } : { nameKey: name.toLowerCase() });
-  }
-
-  /** Inserts with a unique slug (`-2`, `-3`…); a name clash is `term_exists`, race-free by index. */
-  async function insert(fields: Omit<TermDoc, '_id' | 'slug'>, slugBase: string, reservedId?: number): Promise<TermDoc> {
-    const id = reservedId ?? (await storage.nextId('terms'));
-    const base = slugFrom(slugBase, `${kind}-${id}`);
-    return insertWithUniqueSlug({
-      base,
-      id,
-      slugIndex,
-      insert: async (slug) => {
-        const doc: TermDoc = { _id: id, ...fields, slug };
-        try {
-          await collection.insertOne(doc);
-        } catch (err) {
-          if (err instanceof DuplicateKeyError && err.index === nameIndex) throw termExists(await findByName(fields.name, fields.parent));
-          throw err;
-        }
-        return doc;
-      },
-      exhausted: () => new Error(`Could not find a free slug for ${kind} "${base}"`),
-    });
-  }
-
+/** Creates, updates and deletes of terms. */
+function termWrites(
+  { taxonomy, storage, collection, kind, hierarchical, nameIndex, slugIndex, find, all, termExists, findByName, insert }: TermStore,
+  { counts, invalidate }: ReturnType<typeof termCounts>,
+  { resolveParent }: ReturnType<typeof termParams>,
+) {
   return {
-    taxonomy,
-    counts,
-    invalidate,
-    resolveList,
-
-    async get(id: number) {
-      const doc = await find(id);
-      return { doc, count: (await counts()).get(id) ?? 0 };
-    },
-
     /**
      * `reservedId` (an Idempotency-Key's create, src/services/idempotency.ts): the id to create
      * under; a term already stored under it was stored by an earlier attempt of the same request,
@@ -269,7 +287,18 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       invalidate();
       return { doc, count };
     },
+  };
+}
 
+/** The list of a taxonomy's terms. */
+function termList(
+  { taxonomy, storage, collection, hierarchical, lookup }: TermStore,
+  { counts }: ReturnType<typeof termCounts>,
+  { resolveList }: ReturnType<typeof termParams>,
+  perPageMax: number,
+  now: () => Date,
+) {
+  return {
     async list(params: TermListParams, caller: Caller | null): Promise<{ items: Array<{ doc: TermDoc; count: number }>; total: number; paging: Paging; args: Array<[string, string]> }> {
       const errors = new ParamErrors();
       const filter: TermListFilter = {};
@@ -288,14 +317,16 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       const eventId = params.event ?? params.post;
       if (eventId !== undefined) {
         const found = await storage.events.findById(eventId);
-        const event = eventUsableBy(found, caller, now()) ? found : null;
+        // A protected event's terms are hidden from whoever cannot read it in full: naming it here
+        // must not list them.
+        const event = eventUsableBy(found, caller, now()) && (found!.password === null || caller?.role === 'editor') ? found : null;
         if (!event) errors.add(params.event !== undefined ? 'event' : 'post', 'The value must be the id of an existing event.');
         else filter.ofEvent = event[eventField[taxonomy]];
       }
       if (params.slug !== undefined) filter.slug = params.slug;
       if (!errors.empty) throw new InvalidParamsError(errors.params);
 
-      const [candidates, termCounts] = await Promise.all([collection.find({ filter: compileTermFilter(filter) }), counts()]);
+      const [candidates, termCounts] = await Promise.all([collection.find({ filter: compileTermFilter(filter) }), counts(countAudienceOf(caller))]);
       const hideEmpty = params.hide_empty === undefined ? true : toBool(params.hide_empty as never);
       const matching = candidates.filter(
         (t) => (params.search === undefined || matchesSearch(t, params.search)) && (!hideEmpty || (termCounts.get(t._id) ?? 0) > 0),
@@ -312,11 +343,16 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
       }
       return { items, total: matching.length, paging, args };
     },
+  };
+}
 
+/** Terms named in event writes, and categories expanded to their descendants for the event list. */
+function termEventRefs({ taxonomy, kind, hierarchical, all, lookup, findByName, insert }: TermStore) {
+  return {
     /** Event writes name terms by id, slug or name; unknown names are created later. */
     async resolveForEvent(value: ListInputValue, errors: ParamErrors): Promise<TermRef[] | undefined> {
       const refs: TermRef[] = [];
-      for (const item of termItems(value)) {
+      for (const item of termItems(value, taxonomy)) {
         const term = await lookup(item);
         if (term) refs.push({ id: term._id });
         // A number is an id, never a name to create: `0` and `"0"` included.
@@ -356,6 +392,30 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     async expandWithDescendants(ids: number[]): Promise<number[]> {
       return hierarchical ? withDescendants(ids, await all()) : ids;
     },
+  };
+}
+
+export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, now = () => new Date() }: TermsServiceDeps) {
+  const store = termStore(taxonomy, storage);
+  const counting = termCounts(store, now);
+  const { counts, invalidate } = counting;
+  const params = termParams(store);
+  const { find } = store;
+
+  return {
+    taxonomy,
+    counts,
+    invalidate,
+    resolveList: params.resolveList,
+
+    async get(id: number, caller: Caller | null) {
+      const doc = await find(id);
+      return { doc, count: (await counts(countAudienceOf(caller))).get(id) ?? 0 };
+    },
+
+    ...termWrites(store, counting, params),
+    ...termList(store, counting, params, perPageMax, now),
+    ...termEventRefs(store),
   };
 }
 

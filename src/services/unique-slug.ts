@@ -19,16 +19,16 @@ export interface UniqueSlugInsert<R> {
   /** The collection's unique index of slugs: a clash on it (and only on it) moves to the next candidate. */
   slugIndex: string;
   /** Stores the record under `slug`; what it returns is the answer. */
-  insert(slug: string): Promise<R>;
+  insert: (slug: string) => Promise<R>;
   /** The first candidate (1: `base` itself; 2 when `base` is known to be taken). */
   firstAttempt?: number;
   /**
    * Asked after every clash: an answer ends the search with it (a venue another create stored
    * meanwhile under the same name is the record wanted); undefined goes on with the next candidate.
    */
-  afterClash?(): Promise<R | undefined>;
+  afterClash?: () => Promise<R | undefined>;
   /** The error when even `<base>-<id>` is taken; without it, that clash is thrown as it is. */
-  exhausted?(): Error;
+  exhausted?: () => Error;
 }
 
 /** Inserts under the first free candidate slug; any failure but a slug clash is thrown at once. */

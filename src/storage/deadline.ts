@@ -41,6 +41,7 @@ export function interceptStorage(inner: Storage, intercept: Intercept): Storage 
     const target = inner[collectionName] as unknown as AnyCollection;
     const wrapped: Record<string, unknown> = {};
     for (const method of COLLECTION_METHODS) {
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called through `apply` on its own collection
       const fn = target[method] as (...args: unknown[]) => Promise<unknown>;
       wrapped[method] = (...args: unknown[]) => intercept(`${collectionName}.${method}`, () => fn.apply(target, args));
     }

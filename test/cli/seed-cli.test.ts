@@ -5,11 +5,11 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseSeedArgs, seedCli } from '../../src/cli/seed.js';
+import { parseSeedArgs, SEED_EXIT_CODES, seedCli } from '../../src/cli/seed.js';
 import { createConsoleReporter } from '../../src/cli/seed-output.js';
 import { StorageUnavailableError } from '../../src/errors.js';
 import { type Storage } from '../../src/storage/port.js';
-import { openStorage, seedDir, smallCalendar } from './seed-fixtures.js';
+import { openStorage, seedDir, smallCalendar } from '../import/fixtures.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -72,6 +72,10 @@ describe('seed command', () => {
     expect(removed.out).toContain('events removed (1): gala');
   });
 
+  it('exits 0 when the import is ok, 1 when records are invalid or writes failed, 3 for unconfirmed pruning', () => {
+    expect(SEED_EXIT_CODES).toEqual({ ok: 0, invalid: 1, failed: 1, 'prune-unconfirmed': 3 });
+  });
+
   it('says what a dry run would do', async () => {
     const result = await run([dir.dir, '--dry-run']);
     expect(result.code).toBe(0);
@@ -87,6 +91,20 @@ describe('seed command', () => {
     expect(help.code).toBe(0);
     expect(help.out).toContain('Usage: npm run seed');
     expect(parseSeedArgs(['a', '--batch-size=50', '--prune', '-y'])).toMatchObject({ paths: ['a'], batchSize: 50, prune: true, yes: true });
+  });
+
+  it('reads options alone or with =value, and refuses any other spelling as an unknown option', () => {
+    expect(parseSeedArgs(['--concurrency', '8', '--batch-size=20', '--dry-run', 'seeds', '-'])).toEqual({ paths: ['seeds', '-'], dryRun: true, prune: false, yes: false, help: false, concurrency: 8, batchSize: 20 });
+    expect(parseSeedArgs(['-h'])).toMatchObject({ help: true });
+    const refused: Array<[string[], string]> = [
+      [['-hy'], 'unknown option -hy'],
+      [['--frobnicate=1'], 'unknown option --frobnicate=1'],
+      [['--', 'a'], 'unknown option --'],
+      [['--constructor'], 'unknown option --constructor'],
+      [['--concurrency'], '--concurrency needs a whole number from 1 to 999999'],
+      [['--batch-size=1000000'], '--batch-size needs a whole number from 1 to 999999'],
+    ];
+    for (const [argv, message] of refused) expect(() => parseSeedArgs(argv), argv.join(' ')).toThrow(message);
   });
 
   it('exits 2 when a path names no seed file: missing, an empty directory, a file not named after a resource', async () => {

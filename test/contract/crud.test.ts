@@ -6,11 +6,9 @@ import { DuplicateKeyError, StorageUnavailableError, UnsupportedQueryError } fro
 import {
   type Collection,
   type CollectionName,
-  type EventDoc,
   type Filter,
   type Storage,
   type TermDoc,
-  type VenueDoc,
 } from '../../src/storage/port.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 import {
@@ -330,7 +328,7 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
 
   it('refuses an update that changes _id, accepts one that keeps it', async () => {
     await storage.events.insertOne(makeEventDoc({ _id: 1 }));
-    await expect(storage.events.updateById(1, { $set: { _id: 2 } as Partial<EventDoc> })).rejects.toThrow();
+    await expect(storage.events.updateById(1, { $set: { _id: 2 } })).rejects.toThrow();
     expect(await storage.events.findById(1)).not.toBeNull();
     expect(await storage.events.findById(2)).toBeNull();
     expect(await storage.events.updateById(1, { $set: { _id: 1, title: 'Kept' } })).toMatchObject({ _id: 1, title: 'Kept' });
@@ -341,7 +339,7 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
     // engine refuses it, so no code relies on either.
     const doc = makeVenueDoc({ _id: 1 });
     await storage.venues.insertOne(doc);
-    const write = storage.venues.updateById(1, { $set: { website: undefined } as Partial<VenueDoc> });
+    const write = storage.venues.updateById(1, { $set: { website: undefined } });
     await expect(write).rejects.toBeInstanceOf(UnsupportedQueryError);
     await expect(write).rejects.toThrow('$set.website is undefined; store null or leave the field out.');
     expect(await storage.venues.findById(1)).toEqual(doc);

@@ -1,7 +1,7 @@
 /**
  * Storage contract: `near` (MongoDB's $geoNear) on venues' 2dsphere-indexed `location`, on every
  * engine, checked against distances computed here independently (3-D vectors, not haversine), near
- * the poles, across the antimeridian and at radius boundaries (issue 6, item 5).
+ * the poles, across the antimeridian and at radius boundaries.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EARTH_RADIUS_KM, toRadians } from '../../src/query/geo.js';

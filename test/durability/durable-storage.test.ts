@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { DuplicateKeyError, StorageUnavailableError } from '../../src/errors.js';
-import { seedIfEmpty } from '../../src/services/seed.js';
+import { seedIfEmpty } from '../../src/import/seed-on-start.js';
 import { createStorage } from '../../src/storage/create-storage.js';
 import { DataDirectoryLockedError, type LmdbStorage } from '../../src/storage/lmdb/index.js';
 import { makeCategoryDoc, makeEventDoc, makeOrganizerDoc, makeTagDoc, makeVenueDoc, point } from '../helpers/factories.js';
 import { crashImage, deadPid, dump, makeTempDir, open, recordingLog, removeDir } from './helpers.js';
-import { seed } from '../cli/seed-fixtures.js';
-import { defaultSeedsDir } from '../../src/cli/seed.js';
+import { seed } from '../import/fixtures.js';
+import { defaultSeedsDir } from '../../src/import/sources.js';
 
 const dirs: string[] = [];
 const opened: LmdbStorage[] = [];
@@ -130,7 +130,7 @@ describe('durable storage: restore', () => {
         empty: { list: [], object: {}, nothing: null },
       },
     };
-    await storage.tags.insertOne(odd as never);
+    await storage.tags.insertOne(odd);
     const before = await storage.tags.findById(1);
     await storage.close();
     const restored = await openTracked(dir);
@@ -390,6 +390,16 @@ describe('durable storage: one process per directory', () => {
     const taken = await openTracked(dir);
     expect((await readFile(join(dir, 'lock'), 'utf8')).trim()).toBe(String(process.pid));
     await taken.close();
+    await expect(stat(join(dir, 'lock'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("takes over a lock naming this process's pid that this process does not hold (a container's pid 1 after an unclean stop)", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'lock'), `${process.pid}\n`);
+    const storage = await openTracked(dir);
+    // Held now: a second open in this process is refused.
+    await expect(open(dir)).rejects.toBeInstanceOf(DataDirectoryLockedError);
+    await storage.close();
     await expect(stat(join(dir, 'lock'))).rejects.toThrow(/ENOENT/);
   });
 });

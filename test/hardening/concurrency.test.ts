@@ -1,5 +1,5 @@
 /**
- * Concurrency (issue 10): many writers and readers at once through the HTTP layer.
+ * Concurrency: many writers and readers at once through the HTTP layer.
  *
  * - Updates are per-field last-writer-wins: a write changes only the fields it names, and updates
  *   of one record run read-modify-write one at a time (src/lib/keyed-lock.ts), so concurrent

@@ -1,5 +1,5 @@
 /**
- * Resource limits (issue 10, item 2), each documented in README "Reliability": body size (413),
+ * Resource limits, each documented in docs/operations.md ("Limits"): body size (413),
  * list parameters capped at MAX_LIST_ITEMS (400), `search` capped at MAX_SEARCH_LENGTH (400),
  * request/connection/keep-alive timeouts set deliberately, the storage deadline, and no regular
  * expression built from input anywhere in src/.

@@ -1,8 +1,9 @@
 /**
- * Rate limits that fit the callers (README "Reliability", limits table): anonymous callers are
+ * Rate limits that fit the callers (docs/operations.md, "Rate limits"): anonymous callers are
  * counted per address (RATE_LIMIT_READS / RATE_LIMIT_WRITES), token holders per token
  * (RATE_LIMIT_TOKEN_READS / RATE_LIMIT_TOKEN_WRITES), with the same headers; a credential that is
- * refused counts against its address. The limits do not depend on the storage engine, so one
+ * refused counts against its address, and failed authentications have a small limit of their own
+ * (RATE_LIMIT_FAILED_AUTH). The limits do not depend on the storage engine, so one
  * engine runs them.
  */
 import { type LightMyRequestResponse } from 'fastify';
@@ -134,6 +135,27 @@ describe(`rate limits per caller (${engine.name} engine)`, () => {
     const tokensOnly = await open({ RATE_LIMIT_READS: '0', RATE_LIMIT_WRITES: '0', RATE_LIMIT_TOKEN_READS: '1' });
     expect(await statuses(3, () => read(tokensOnly, ANONYMOUS))).toEqual([200, 200, 200]);
     expect(await statuses(2, () => read(tokensOnly, EDITOR))).toEqual([200, 429]);
+  });
+
+  it('RATE_LIMIT_FAILED_AUTH=3: an address past 3 failed authentications a minute gets 429, valid tokens and other addresses do not', async () => {
+    let clock = Date.parse('2030-01-01T10:00:10Z');
+    const t = await openTestApp(engine, { API_TOKENS: `editor:${EDITOR_TOKEN}`, RATE_LIMIT_FAILED_AUTH: '3' }, undefined, () => new Date(clock));
+    opened.push(t);
+    const guessing = '203.0.113.7';
+    expect(await statuses(3, () => read(t, UNKNOWN, guessing))).toEqual([401, 401, 401]);
+    const refused = await read(t, { authorization: 'Basic Zm9vOmJhcg==' }, guessing);
+    expect(refused.statusCode).toBe(429);
+    // Until the minute's window ends: 50 s.
+    expect(refused.headers['retry-after']).toBe('50');
+    expect(json(refused)).toMatchObject({ code: 'rest_too_many_requests', data: { status: 429 } });
+    expect((await write(t, UNKNOWN, guessing)).statusCode).toBe(429);
+    // A valid token from that address, anonymous reads and another address are not slowed.
+    expect((await write(t, EDITOR, guessing)).statusCode).toBe(201);
+    expect((await read(t, ANONYMOUS, guessing)).statusCode).toBe(200);
+    expect((await read(t, UNKNOWN, '198.51.100.1')).statusCode).toBe(401);
+    // The next minute counts afresh.
+    clock += 50_000;
+    expect((await read(t, UNKNOWN, guessing)).statusCode).toBe(401);
   });
 
   it('documents a 429 on the operations some caller is limited on, token limits included', async () => {

@@ -1,5 +1,5 @@
 /**
- * Storage faults (issue 10, item 4): on every engine, a fault-injecting wrapper around storage
+ * Storage faults: on every engine, a fault-injecting wrapper around storage
  * (src/storage/faulty.ts) loses the connection, fails the n-th call, hangs, slows down, or loses the
  * acknowledgement of a write that did happen. Under every fault the service answers
  * 503 `storage-unavailable` with Retry-After (never a 500, never a hang past the storage deadline),

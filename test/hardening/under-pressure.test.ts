@@ -1,5 +1,5 @@
 /**
- * Load shedding (issue 10, item 3): with MAX_EVENT_LOOP_DELAY_MS set, a lagging event loop makes
+ * Load shedding: with MAX_EVENT_LOOP_DELAY_MS set, a lagging event loop makes
  * the service answer 503 `server-overloaded` in the error shape with Retry-After (liveness stays
  * 200), and it answers normally again once the loop recovers.
  */

@@ -37,6 +37,9 @@ export const ROOTS = [
 ] as const;
 export const API = `/${NS}`;
 
+/** Hosts whose names the route suites' links may carry (ALLOWED_HOSTS). */
+export const TEST_HOSTS = ['localhost', '127.0.0.1', 'calendar.example.org', 'docs.example.org', 'api.example.org', 'inner', 'public.example', 'kalender.example.de', 'cal.example.org', 'calendar.example'];
+
 export interface TestApp {
   app: FastifyInstance;
   storage: Storage;
@@ -53,8 +56,12 @@ export function testConfig(env: Record<string, string> = {}): Config {
     RATE_LIMIT_WRITES: '0',
     RATE_LIMIT_TOKEN_READS: '0',
     RATE_LIMIT_TOKEN_WRITES: '0',
+    RATE_LIMIT_FAILED_AUTH: '0',
     // Load shedding is off in tests unless a test turns it on.
     MAX_EVENT_LOOP_DELAY_MS: '0',
+    // The hosts the route suites name to see links follow the request's host; a blank value
+    // (ALLOWED_HOSTS: '') gives the product's default (test/routes/hosts.test.ts).
+    ALLOWED_HOSTS: TEST_HOSTS.join(','),
     ...env,
   });
 }

@@ -21,7 +21,8 @@ interface ExecuteOperationModule {
 }
 
 /** What the next command gets: its reply document, or an error to throw (a function may inspect the command). */
-export type ScriptedReply = Document | Error | ((operation: { commandName?: string; documents?: Document[] }) => Document);
+export type ScriptedReply = Document | Error | ScriptedAnswer;
+type ScriptedAnswer = (operation: { commandName?: string; documents?: Document[] }) => Document;
 
 export interface ScriptedDriver {
   collection<T extends Document>(name: string): Collection<T>;
@@ -53,7 +54,9 @@ export function scriptedDriver(options: { maxWriteBatchSize?: number } = {}): Sc
     const next = queue.shift();
     if (next === undefined) throw new Error(`scriptedDriver: no reply queued for ${String(operation.commandName)}`);
     if (next instanceof Error) throw next;
-    return typeof next === 'function' ? next(operation) : next;
+    // A cast: `typeof` cannot tell a function from a Document, whose fields may be anything.
+    if (typeof next === 'function') return (next as ScriptedAnswer)(operation);
+    return next;
   };
   return {
     collection: <T extends Document>(name: string) => client.db('calendar').collection<T>(name),

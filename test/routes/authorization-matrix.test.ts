@@ -345,7 +345,7 @@ function inspect(response: LightMyRequestResponse, ctx: RowContext): string[] {
     }
     const stored = fx.links.get(id);
     if (!stored) continue;
-    // Embedded venues and organizers follow their own visibility (issue 7 point 2).
+    // Embedded venues and organizers follow their own visibility.
     const visibleVenue = (v: number | null) => v !== null && (reader !== 'anonymous' || fx.publicVenueIds.has(v));
     const wantVenue = visibleVenue(stored.venue) ? stored.venue : null;
     const gotVenue = Array.isArray(event.venue) ? null : ((event.venue as Body).id as number);

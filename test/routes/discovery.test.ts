@@ -163,7 +163,7 @@ describe(`${engine.name} engine: namespace index`, () => {
 
       // Every arg of every endpoint is described.
       const undescribed = Object.entries(index.routes).flatMap(([key, route]) =>
-        route.endpoints.flatMap((e) => (Array.isArray(e.args) ? [] : Object.entries(e.args).filter(([, a]) => !a.description).map(([n]) => `${key} ${e.methods} ${n}`))),
+        route.endpoints.flatMap((e) => (Array.isArray(e.args) ? [] : Object.entries(e.args).filter(([, a]) => !a.description).map(([n]) => `${key} ${e.methods.join()} ${n}`))),
       );
       expect(undescribed).toEqual([]);
     });

@@ -337,10 +337,23 @@ describe.each(engines)('$name engine: authentication and errors', (engine) => {
       expect(json(response)).toEqual({ status: 'ok' });
     });
 
-    it('/health/ready answers 200 with the engine and the reason it was chosen', async () => {
-      const response = await t.app.inject({ method: 'GET', url: '/health/ready' });
-      expect(response.statusCode).toBe(200);
-      expect(json(response)).toEqual({ status: 'ready', engine: engine.name, reason: t.storage.reason });
+    it('/health/ready answers 200 with the engine; why it was chosen only to token holders', async () => {
+      const anonymous = await t.app.inject({ method: 'GET', url: '/health/ready' });
+      expect(anonymous.statusCode).toBe(200);
+      expect(json(anonymous)).toEqual({ status: 'ready', engine: engine.name });
+      for (const headers of [EDITOR, VIEWER]) {
+        const response = await t.app.inject({ method: 'GET', url: '/health/ready', headers });
+        expect(json(response)).toEqual({ status: 'ready', engine: engine.name, reason: t.storage.reason });
+      }
+    });
+
+    it('/health/ready tells everyone why with HEALTH_DETAILS', async () => {
+      const app = buildApp({ config: loadConfig({ HEALTH_DETAILS: 'true' }), storage: t.storage, logger: false });
+      try {
+        expect(json(await app.inject({ method: 'GET', url: '/health/ready' }))).toEqual({ status: 'ready', engine: engine.name, reason: t.storage.reason });
+      } finally {
+        await app.close();
+      }
     });
 
     it('/health/ready answers 503 in the error shape, with Retry-After, when the storage does not answer', async () => {

@@ -8,7 +8,6 @@ import {
   EDITOR,
   type TestApp,
   countAll,
-  createEvent,
   createEventOk,
   insertCategory,
   insertOrganizer,

@@ -148,7 +148,7 @@ describe.each(engines)('$name engine: GET /events near a point (Berlin and beyon
 
     const add = async (key: string, place: PlaceName | 'unlocated' | 'draft' | null, start: string, overrides: Record<string, unknown> = {}) => {
       ev[key] = await addEvent(t.app, `Event ${key}`, start, { ...(place === null ? {} : { venue: venues[place] }), ...overrides });
-      if (place !== null && place !== 'unlocated' && place !== 'draft') placeOf.set(ev[key] as number, PLACES[place]);
+      if (place !== null && place !== 'unlocated' && place !== 'draft') placeOf.set(ev[key], PLACES[place]);
     };
     await add('kz1', 'konzerthaus', at(2, 19), { title: 'Jazz night at the Konzerthaus', categories: ['Jazz'], featured: true });
     await add('kz2', 'konzerthaus', at(10, 19), { title: 'Late jazz', categories: ['Jazz'] });

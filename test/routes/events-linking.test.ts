@@ -492,10 +492,10 @@ describe.each(engines)('$name engine: concurrent nested creations', (engine) => 
     const stored = await t.storage.venues.find({ filter: { nameKey: 'contested hall' } });
     expect(stored).toHaveLength(1);
     const id = stored[0]?._id;
-    expect(json(responses[0]!).id).toBe(id);
-    expect(json(responses[2]!).id).toBe(id);
-    expect((json(responses[1]!).venue as Body).id).toBe(id);
-    expect((json(responses[3]!).venue as Body).id).toBe(id);
+    expect(json(responses[0]).id).toBe(id);
+    expect(json(responses[2]).id).toBe(id);
+    expect((json(responses[1]).venue as Body).id).toBe(id);
+    expect((json(responses[3]).venue as Body).id).toBe(id);
   });
 
   it('one event naming the same new organizer twice links it once', async () => {

@@ -8,13 +8,24 @@ import fastJsonStringify from 'fast-json-stringify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventListResponseSchema } from '../../src/schemas/events.js';
 import { bodySlabsAllocated } from '../../src/serialize/list.js';
-import { seedIfEmpty } from '../../src/services/seed.js';
+import { seedIfEmpty } from '../../src/import/seed-on-start.js';
 import { API, EDITOR, type TestApp, openTestApp } from '../helpers/app.js';
 import { routeEnginesUnderTest } from '../helpers/engines.js';
 
 const { engines } = await routeEnginesUnderTest();
 
 const schemaSerializer = fastJsonStringify(EventListResponseSchema);
+
+/** What these tests read of a listed event. */
+interface ListedEvent {
+  id: number;
+  title: string;
+  venue: { id: number; venue: string };
+  categories: Array<{ id: number; count: number }>;
+}
+interface EventList {
+  events: ListedEvent[];
+}
 
 for (const engine of engines) {
   describe(`${engine.name} engine: pre-encoded event lists`, () => {
@@ -45,7 +56,7 @@ for (const engine of engines) {
       'geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=500&geoloc_unit=km&orderby=distance&start_date=2000-01-01',
     ])('%s: the bytes the schema serializer writes, read twice', async (query) => {
       const first = await list(query);
-      const body = first.json();
+      const body = first.json<EventList>();
       expect(body.events.length).toBeGreaterThan(0);
       expect(first.body).toBe(schemaSerializer(body));
       // The second read comes from remembered encodings.
@@ -58,23 +69,23 @@ for (const engine of engines) {
     });
 
     it('follows an update of the event and of the venue it embeds', async () => {
-      const before = (await list('per_page=1&venue=' + (await firstVenueId()))).json();
-      const event = before.events[0];
-      const venueId = event.venue.id as number;
+      const before = (await list('per_page=1&venue=' + (await firstVenueId()))).json<EventList>();
+      const event = before.events[0]!;
+      const venueId = event.venue.id;
       const renamed = await t.app.inject({ method: 'POST', url: `${API}/events/${event.id}`, headers: EDITOR, payload: { title: 'Renamed for the memo test' } });
       expect(renamed.statusCode).toBe(200);
       const venue = await t.app.inject({ method: 'POST', url: `${API}/venues/${venueId}`, headers: EDITOR, payload: { venue: 'Venue renamed for the memo test' } });
       expect(venue.statusCode).toBe(200);
-      const after = (await list(`per_page=1&venue=${venueId}`)).json();
-      expect(after.events[0].id).toBe(event.id);
-      expect(after.events[0].title).toBe('Renamed for the memo test');
-      expect(after.events[0].venue.venue).toBe('Venue renamed for the memo test');
+      const after = (await list(`per_page=1&venue=${venueId}`)).json<EventList>();
+      expect(after.events[0]?.id).toBe(event.id);
+      expect(after.events[0]?.title).toBe('Renamed for the memo test');
+      expect(after.events[0]?.venue.venue).toBe('Venue renamed for the memo test');
     });
 
     it('follows term counts (an event embeds its terms with their event counts)', async () => {
-      const before = (await list('per_page=50&start_date=2000-01-01')).json();
-      const withCategory = before.events.find((e: { categories: unknown[] }) => e.categories.length > 0);
-      const category = withCategory.categories[0];
+      const before = (await list('per_page=50&start_date=2000-01-01')).json<EventList>();
+      const withCategory = before.events.find((e) => e.categories.length > 0)!;
+      const category = withCategory.categories[0]!;
       const created = await t.app.inject({
         method: 'POST',
         url: `${API}/events`,
@@ -82,9 +93,9 @@ for (const engine of engines) {
         payload: { title: 'One more in the category', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00', categories: [category.id], status: 'publish' },
       });
       expect(created.statusCode).toBe(201);
-      const after = (await list('per_page=50&start_date=2000-01-01')).json();
-      const again = after.events.find((e: { id: number }) => e.id === withCategory.id);
-      expect(again.categories.find((c: { id: number }) => c.id === category.id).count).toBe(category.count + 1);
+      const after = (await list('per_page=50&start_date=2000-01-01')).json<EventList>();
+      const again = after.events.find((e) => e.id === withCategory.id);
+      expect(again?.categories.find((c) => c.id === category.id)?.count).toBe(category.count + 1);
     });
 
     it('over HTTP, with many responses in flight, sends every body whole and reuses body memory', async () => {
@@ -121,7 +132,7 @@ for (const engine of engines) {
 
     async function firstVenueId(): Promise<number> {
       const venues = await t.app.inject({ url: `${API}/venues?per_page=1` });
-      return venues.json().venues[0].id;
+      return venues.json<{ venues: Array<{ id: number }> }>().venues[0]!.id;
     }
   });
 }

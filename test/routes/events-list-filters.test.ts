@@ -311,17 +311,17 @@ describe.each(engines)('$name engine: GET /events filters', (engine) => {
 
     it(`ORs several ${param}s: [1] → 3, [1,2] → 6, [1,2,3] → 9, plus an unused one → 9`, async () => {
       const [r1, r2, r3, r4] = [await insert(t.storage), await insert(t.storage), await insert(t.storage), await insert(t.storage)];
-      const e1 = await addMany(3, link(r1!._id));
-      const e2 = await addMany(3, link(r2!._id));
-      const e3 = await addMany(3, link(r3!._id));
+      const e1 = await addMany(3, link(r1._id));
+      const e2 = await addMany(3, link(r2._id));
+      const e3 = await addMany(3, link(r3._id));
       await addMany(3);
-      expect(await idsOf(`${param}[]=${r1!._id}`)).toEqual(e1);
-      expect(await idsOf(`${param}[]=${r1!._id}&${param}[]=${r2!._id}`)).toEqual([...e1, ...e2]);
-      expect(await idsOf(`${param}=${r1!._id},${r2!._id},${r3!._id}`)).toEqual([...e1, ...e2, ...e3]);
-      expect(await idsOf(`${param}=${r1!._id},${r2!._id},${r3!._id},${r4!._id}`)).toEqual([...e1, ...e2, ...e3]);
-      expect(await idsOf(`${param}=${r1!._id}&${param}=${r3!._id}`)).toEqual([...e1, ...e3]);
-      const echoed = new URL((await listOk(`${param}[0]=${r2!._id}&${param}[1]=${r1!._id}`)).rest_url).searchParams.get(param);
-      expect(echoed).toBe(`${r2!._id},${r1!._id}`);
+      expect(await idsOf(`${param}[]=${r1._id}`)).toEqual(e1);
+      expect(await idsOf(`${param}[]=${r1._id}&${param}[]=${r2._id}`)).toEqual([...e1, ...e2]);
+      expect(await idsOf(`${param}=${r1._id},${r2._id},${r3._id}`)).toEqual([...e1, ...e2, ...e3]);
+      expect(await idsOf(`${param}=${r1._id},${r2._id},${r3._id},${r4._id}`)).toEqual([...e1, ...e2, ...e3]);
+      expect(await idsOf(`${param}=${r1._id}&${param}=${r3._id}`)).toEqual([...e1, ...e3]);
+      const echoed = new URL((await listOk(`${param}[0]=${r2._id}&${param}[1]=${r1._id}`)).rest_url).searchParams.get(param);
+      expect(echoed).toBe(`${r2._id},${r1._id}`);
     });
   });
 

@@ -304,13 +304,13 @@ describe.each(engines)('$name engine: updating events', (engine) => {
       expect(json(moved)).toMatchObject({ slug: 'an-interesting-event', url: 'http://localhost:80/event/an-interesting-event/' });
 
       const snap = await snapshot(t.storage);
-      const clash = await update('PATCH', `${API}/events/${b.id as number}`, { slug: a.slug as string, title: 'Not applied' });
+      const clash = await update('PATCH', `${API}/events/${b.id as number}`, { slug: a.slug, title: 'Not applied' });
       expect(clash.statusCode).toBe(409);
       expect(json(clash)).toMatchObject({ code: expect.any(String), data: { status: 409 } });
       expect(await snapshot(t.storage)).toEqual(snap);
 
       // Its own slug is no conflict.
-      const same = await update('PATCH', `${API}/events/${a.id as number}`, { slug: a.slug as string });
+      const same = await update('PATCH', `${API}/events/${a.id as number}`, { slug: a.slug });
       expect(same.statusCode).toBe(200);
     });
 

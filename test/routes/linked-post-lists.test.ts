@@ -212,7 +212,7 @@ describe.each(cases)('$label', ({ engine, resource }) => {
 
   describe('order', () => {
     it('sorts by name, case-insensitively, then by id', async () => {
-      const [beta, alpha1, gamma, alpha2, alpha3] = await insertMany(5, (i) => ({ name: ['beta', 'Alpha', 'Gamma', 'alpha', 'ALPHA'][i] as string }));
+      const [beta, alpha1, gamma, alpha2, alpha3] = await insertMany(5, (i) => ({ name: ['beta', 'Alpha', 'Gamma', 'alpha', 'ALPHA'][i] }));
       const response = await list();
       expect(ids(response)).toEqual([alpha1, alpha2, alpha3, beta, gamma]);
       expect(names(response)).toEqual(['Alpha', 'alpha', 'ALPHA', 'beta', 'Gamma']);
@@ -439,7 +439,7 @@ describe.each(cases)('$label', ({ engine, resource }) => {
   describe('filters combined', () => {
     it('intersects search, event links, has_events, only_with_upcoming and status', async () => {
       const [jazzLinked, jazzDraft, jazzAlone, rockLinked] = await insertMany(4, (i) => ({
-        name: ['Jazz one', 'Jazz two', 'Jazz three', 'Rock one'][i] as string,
+        name: ['Jazz one', 'Jazz two', 'Jazz three', 'Rock one'][i],
         status: i === 1 ? 'draft' : 'publish',
       }));
       await event([jazzLinked as number]);

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (`GET /{ns}/doc`, issue 8 item 3): a valid OpenAPI 3.1 document under every
+ * The OpenAPI document (`GET /{ns}/doc`): a valid OpenAPI 3.1 document under every
  * root, generated from the route schemas; identical paths, methods, parameters and schemas under
  * /en and /de, descriptions and tag names in each root's language; `servers[0].url` = the namespace
  * base of the request; the bearer scheme on writes and on nothing else; one Error schema behind
@@ -10,6 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { MESSAGES } from '../../src/i18n/index.js';
 import { EDITOR, EDITOR_TOKEN, type TestApp, VIEWER, json, NS, openTestApp, ROOTS } from '../helpers/app.js';
 import { routeEnginesUnderTest } from '../helpers/engines.js';
@@ -86,7 +87,7 @@ function responseChecker(doc: OpenApi) {
       pointer = declared.$ref.replace(/\{/g, '%7B').replace(/\}/g, '%7D');
       resolved = doc.components.responses[declared.$ref.split('/').at(-1)!] as Json;
     }
-    for (const name of Object.keys((resolved.headers ?? {}) as Json)) {
+    for (const name of Object.keys(resolved.headers ?? {})) {
       if (name !== 'Link' && response.headers[name.toLowerCase()] === undefined) return `${method} ${path} ${status}: header ${name} missing`;
     }
     const ref = `${DOC_ID}${pointer}/content/application~1json/schema`;
@@ -151,6 +152,16 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
         await t.app.inject({ method: 'GET', url: `${root}/${NS}/doc`, headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } }),
       );
       expect(forwarded.servers[0]?.url).toBe(`http://localhost:80${root}/${NS}`);
+    });
+
+    it('is the same document at /doc, /docs/json and /docs/yaml', async () => {
+      const yaml = await t.app.inject({ method: 'GET', url: `${root}/docs/yaml` });
+      expect(yaml.statusCode).toBe(200);
+      expect(yaml.headers['content-type']).toMatch(/^application\/x-yaml/);
+      const asJson = await t.app.inject({ method: 'GET', url: `${root}/docs/json` });
+      expect(asJson.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(parseYaml(yaml.body)).toEqual(docs[root]);
+      expect(json(asJson)).toEqual(docs[root]);
     });
 
     it(`is described in ${language}: every text comes from src/i18n/${language}.json`, () => {

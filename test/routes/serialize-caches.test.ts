@@ -12,7 +12,7 @@ import { type SerializeContext, contextKey } from '../../src/serialize/context.j
 import { serializeEventJson } from '../../src/serialize/events.js';
 import { serializeOrganizer } from '../../src/serialize/organizers.js';
 import { serializeVenue } from '../../src/serialize/venues.js';
-import { seedIfEmpty } from '../../src/services/seed.js';
+import { seedIfEmpty } from '../../src/import/seed-on-start.js';
 import { createEmbeddedStorage } from '../../src/storage/embedded/index.js';
 import { type Storage } from '../../src/storage/port.js';
 import { API } from '../helpers/app.js';

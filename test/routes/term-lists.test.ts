@@ -16,7 +16,6 @@ const { engines } = await routeEnginesUnderTest();
 
 const BASE = `http://localhost:80${API}`;
 const TAXONOMIES = ['categories', 'tags'] as const;
-type Taxonomy = (typeof TAXONOMIES)[number];
 
 const cases = engines.flatMap((engine) => TAXONOMIES.map((taxonomy) => ({ name: engine.name, engine, taxonomy })));
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
-import { createEventsService } from '../../src/services/events.js';
+import { createEventsService } from '../../src/services/events/index.js';
 import { createOrganizersService } from '../../src/services/organizers.js';
 import { createVenuesService } from '../../src/services/venues.js';
 import { createTermsService } from '../../src/services/terms.js';

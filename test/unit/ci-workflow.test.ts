@@ -1,7 +1,8 @@
 /**
  * The forge workflow (.github/workflows/ci.yml) cannot run here; this checks it says what the
  * project promises: .ci/run on every supported Node.js line, and the MongoDB suites on 7.0 and 8.0,
- * one of them a replica set, with a server URI so `npm run test:mongodb` cannot silently skip.
+ * one of them a replica set, with a server URI so `npm run test:mongodb` cannot silently skip. And
+ * .ci/run itself runs every check, the smoke test of the compiled server before the slow suite.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -46,6 +47,21 @@ describe('CI workflow', () => {
     expect(script).toContain('rs.initiate(');
     const test = job.steps.find((step) => step.run === 'npm run test:mongodb');
     expect(test?.env?.MONGODB_URI).toBe('mongodb://127.0.0.1:27017/?replicaSet=rs0');
+  });
+
+  it('.ci/run lints, checks the format and types, builds, smoke-tests the build, then tests', () => {
+    const steps = readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('npm '));
+    expect(steps).toEqual([
+      'npm ci --no-audit --no-fund',
+      'npm run lint',
+      'npm run format:check',
+      'npm run typecheck',
+      'npm run build',
+      'npm run smoke',
+      'npm test',
+    ]);
   });
 
   it('npm run test:mongodb runs the contract and route suites on MongoDB only', () => {

@@ -46,9 +46,12 @@ describe('loadConfig', () => {
       rateLimitWrites: 120,
       rateLimitTokenReads: 60_000,
       rateLimitTokenWrites: 6_000,
+      rateLimitFailedAuth: 10,
       dataDir: null,
       serializationArenaMb: 64,
       serializationMemoEntries: 25_000,
+      healthDetails: false,
+      allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.apiTokens)).toBe(true);
@@ -220,5 +223,23 @@ describe('loadConfig', () => {
       expect(configError(env).message).not.toContain(secret);
     }
     expect(configError({ API_TOKENS: 'editor:shortsecret' }).message).not.toContain('shortsecret');
+  });
+
+  it('allows links to name the loopback hosts, HOST and PUBLIC_URL by default, or the hosts listed', () => {
+    expect(loadConfig({ HOST: '0.0.0.0' }).allowedHosts).toEqual(['localhost', '127.0.0.1', '[::1]']);
+    expect(loadConfig({ HOST: 'Calendar.Internal', PUBLIC_URL: 'https://events.example.org/site' }).allowedHosts).toEqual([
+      'localhost',
+      '127.0.0.1',
+      '[::1]',
+      'calendar.internal',
+      'events.example.org',
+    ]);
+    expect(loadConfig({ HOST: '::1' }).allowedHosts).toEqual(['localhost', '127.0.0.1', '[::1]']);
+    expect(loadConfig({ ALLOWED_HOSTS: 'Events.Example.org, api.example.org' }).allowedHosts).toEqual(['events.example.org', 'api.example.org']);
+    expect(loadConfig({ ALLOWED_HOSTS: '*' }).allowedHosts).toBe('*');
+    expect(configError({ ALLOWED_HOSTS: 'example.org:8080' }).message).toBe(
+      'Invalid configuration: ALLOWED_HOSTS must be host names without a port, comma-separated, or * (got "example.org:8080")',
+    );
+    expect(configError({ ALLOWED_HOSTS: 'a b' }).variable).toBe('ALLOWED_HOSTS');
   });
 });

@@ -26,7 +26,7 @@ function events(): EventDoc[] {
         categoryIds: i % 4 === 0 ? [] : [1 + (i % 6), 1 + ((i * 5) % 6)],
         tagIds: i % 7 === 0 ? [30] : [],
         // A few values of other types, so the build sort meets every type bracket.
-        postParent: i % 50 === 0 ? (i % 100 === 0 ? 7 : (null as unknown as number)) : null,
+        postParent: i % 50 === 0 ? (i % 100 === 0 ? 7 : null) : null,
       }),
     );
   }

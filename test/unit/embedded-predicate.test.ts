@@ -20,7 +20,7 @@ const VALUES: unknown[] = [
 const OPERANDS: Scalar[] = [null, 0, 1, 2, -3, Number.NaN, 'a', 'b', '', true, false, D1, D2];
 
 function doc(value: unknown): StoredDoc {
-  return (value === undefined ? { _id: 1 } : { _id: 1, f: value }) as StoredDoc;
+  return value === undefined ? { _id: 1 } : { _id: 1, f: value };
 }
 
 describe('embedded engine: compiled predicates', () => {
@@ -37,7 +37,7 @@ describe('embedded engine: compiled predicates', () => {
 
   it.each(filters.map((filter) => [JSON.stringify(filter), filter] as const))('%s agrees with mingo', (_name, filter) => {
     const predicate = compilePredicate(parseFilter(filter), { hasAnyTerm: () => false });
-    const query = new Query(filter as Record<string, unknown>);
+    const query = new Query(filter);
     const ranged = /\$(gt|gte|lt|lte)"/.test(JSON.stringify(filter));
     for (const value of VALUES) {
       // mingo lets NaN pass $gte/$lte of any number; MongoDB does not (see the next test).
@@ -54,7 +54,7 @@ describe('embedded engine: compiled predicates', () => {
       for (const op of ['$gt', '$gte', '$lt', '$lte']) {
         const filter: Filter = { f: { [op]: operand } };
         const predicate = compilePredicate(parseFilter(filter), { hasAnyTerm: () => false, dateColumn: () => column });
-        const query = new Query(filter as Record<string, unknown>);
+        const query = new Query(filter);
         VALUES.forEach((value, slot) => expect([value, op, predicate(doc(value), slot)]).toEqual([value, op, query.test(doc(value))]));
       }
     }

@@ -1,22 +1,16 @@
 /**
- * The offline gazetteer (src/lib/gazetteer.ts): coordinates for a venue address from packaged
- * data (US ZIPs / Canadian FSAs, GeoNames cities, country names in many languages), with no
- * network. Expected coordinates are the places' true ones (general knowledge), checked within
- * ±0.5°; they are not copied from the data.
+ * The offline gazetteer (src/lib/gazetteer.ts, its parts in src/lib/gazetteer/): coordinates for
+ * a venue address from packaged data (US ZIPs / Canadian FSAs, GeoNames cities, country names in
+ * many languages), with no network. Expected coordinates are the places' true ones (general
+ * knowledge), checked within ±0.5°; they are not copied from the data.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import {
-  cityAliases,
-  type GazetteerHit,
-  type GazetteerQuery,
-  geocode,
-  normalizeName,
-  preloadGazetteer,
-  regionTables,
-  resolveCountry,
-  zipcodeRows,
-} from '../../src/lib/gazetteer.js';
+import { type GazetteerHit, type GazetteerQuery, geocode, preloadGazetteer } from '../../src/lib/gazetteer.js';
+import { cityAliases } from '../../src/lib/gazetteer/cities.js';
+import { normalizeName } from '../../src/lib/gazetteer/names.js';
+import { zipcodeRows } from '../../src/lib/gazetteer/postal.js';
+import { regionTables, resolveCountry } from '../../src/lib/gazetteer/regions.js';
 
 const TOLERANCE = 0.5;
 

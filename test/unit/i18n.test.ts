@@ -1,5 +1,5 @@
 /**
- * Translations (issue 8 item 4): one flat JSON file per language in src/i18n/;
+ * Translations: one flat JSON file per language in src/i18n/;
  * every key present and non-empty in every language with the same placeholders, no language with
  * keys the others lack, every description of every schema module keyed, and a message for every
  * error code (so nothing stays English under /de or /fr).
@@ -73,7 +73,7 @@ describe('translation files', () => {
 
   it.each(LANGUAGES.filter((l) => l !== 'en'))('%s has the placeholders of the English text in every text', (language) => {
     const differing = Object.entries(english)
-      .filter(([key, text]) => placeholdersOf(String(files[language]?.[key] ?? '')).join() !== placeholdersOf(String(text)).join())
+      .filter(([key, text]) => placeholdersOf((files[language]?.[key] as string | undefined) ?? '').join() !== placeholdersOf(String(text)).join())
       .map(([key]) => key);
     expect(differing).toEqual([]);
   });

@@ -1,11 +1,11 @@
 /**
  * The least-recently-used caches built on lru-cache keep their sizes and meaning: the seed loader's
- * slug → id cache (src/cli/seed-memory.ts: null is a value, at most `capacity` entries, a read
+ * slug → id cache (src/import/memory.ts: null is a value, at most `capacity` entries, a read
  * keeps an entry) and the serializers' per-document memo (src/serialize/memo.ts: one build per
  * document and context, a few contexts a document, at most `maxDocuments` documents, frozen values).
  */
 import { describe, expect, it } from 'vitest';
-import { LruCache } from '../../src/cli/seed-memory.js';
+import { LruCache } from '../../src/import/memory.js';
 import { DocumentMemo } from '../../src/serialize/memo.js';
 
 describe('LruCache (seed slug ids)', () => {

@@ -60,13 +60,13 @@ function fakeCollection(overrides: Record<string, unknown> = {}) {
 
 /** A tag document; `extra` fields stand for any nested value a document may hold. */
 const tag = (fields: Record<string, unknown> = {}): TagDoc =>
-  ({ _id: 5, name: 'Jazz', nameKey: 'jazz', slug: 'jazz', description: '', parent: 0, ...fields }) as TagDoc;
+  ({ _id: 5, name: 'Jazz', nameKey: 'jazz', slug: 'jazz', description: '', parent: 0, ...fields });
 
 const duplicateSlug = () =>
   new MongoServerError({
     code: 11000,
     errmsg: 'E11000 duplicate key error collection: calendar.tags index: tags_slug_unique dup key: { slug: "a" }',
-  } as never);
+  });
 
 describe('mongodb collection', () => {
   it('passes a compiled query through: filter, ordered sort, skip, limit, server time limit', async () => {
@@ -121,10 +121,10 @@ describe('mongodb collection', () => {
   });
 
   it('distinct translates driver errors like the other operations', async () => {
-    const timeout = new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' } as never);
+    const timeout = new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' });
     const { collection } = fakeCollection({ distinct: vi.fn(() => Promise.reject(timeout)) });
     await expect(collection.distinct('parent', {})).rejects.toBeInstanceOf(StorageUnavailableError);
-    const badValue = new MongoServerError({ code: 2, codeName: 'BadValue', errmsg: 'unknown operator: $foo' } as never);
+    const badValue = new MongoServerError({ code: 2, codeName: 'BadValue', errmsg: 'unknown operator: $foo' });
     const refused = fakeCollection({ distinct: vi.fn(() => Promise.reject(badValue)) }).collection;
     await expect(refused.distinct('parent', {})).rejects.toThrow(
       'MongoDB tags.distinct failed (MongoServerError, code 2, BadValue)',
@@ -132,7 +132,7 @@ describe('mongodb collection', () => {
   });
 
   it('distinct past the 16 MB reply (code 17217) is ResultTooLargeError, which services refuse by parameter', async () => {
-    const tooBig = new MongoServerError({ code: 17217, errmsg: 'distinct too big, 16mb cap' } as never);
+    const tooBig = new MongoServerError({ code: 17217, errmsg: 'distinct too big, 16mb cap' });
     const { collection } = fakeCollection({ distinct: vi.fn(() => Promise.reject(tooBig)) });
     const failure = collection.distinct('venueId', {});
     await expect(failure).rejects.toBeInstanceOf(ResultTooLargeError);
@@ -181,7 +181,7 @@ describe('mongodb collection', () => {
   });
 
   it('countValues translates driver errors like the other operations', async () => {
-    const timeout = new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' } as never);
+    const timeout = new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' });
     const failing = (error: Error) =>
       fakeCollection({ aggregate: vi.fn(() => ({ toArray: () => Promise.reject(error) })) }).collection;
     await expect(failing(timeout).countValues('parent', {})).rejects.toBeInstanceOf(StorageUnavailableError);
@@ -189,7 +189,7 @@ describe('mongodb collection', () => {
       code: 27,
       codeName: 'IndexNotFound',
       errmsg: 'text index required for $text query',
-    } as never);
+    });
     await expect(failing(noTextIndex).countValues('parent', { $text: { $search: 'jazz' } })).rejects.toThrow(
       'MongoDB tags.aggregate failed (MongoServerError, code 27, IndexNotFound)',
     );
@@ -351,8 +351,8 @@ describe('mongodb insertMany (the real driver, scripted replies)', () => {
       'a server selection timeout',
       () => new MongoServerSelectionError('Server selection timed out after 5000 ms', { type: 'Unknown', servers: new Map(), error: null } as never),
     ],
-    ['NotWritablePrimary (10107)', () => new MongoServerError({ ok: 0, code: 10107, codeName: 'NotWritablePrimary', errmsg: 'not primary' } as never)],
-    ['MaxTimeMSExpired (50)', () => new MongoServerError({ ok: 0, code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' } as never)],
+    ['NotWritablePrimary (10107)', () => new MongoServerError({ ok: 0, code: 10107, codeName: 'NotWritablePrimary', errmsg: 'not primary' })],
+    ['MaxTimeMSExpired (50)', () => new MongoServerError({ ok: 0, code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' })],
   ])('rejects with StorageUnavailableError when the insert command fails with %s (nothing was reported stored)', async (_name, failure) => {
     const collection = tagsOver({}, failure());
     await expect(collection.insertMany(tags(3))).rejects.toBeInstanceOf(StorageUnavailableError);
@@ -366,12 +366,12 @@ describe('mongodb insertMany (the real driver, scripted replies)', () => {
   it('rejects with StorageWriteUnconfirmedError when the write concern fails, with or without duplicates', async () => {
     // The server's reply carries both; the driver throws it as a MongoWriteConcernError.
     const withDuplicates = tagsOver({}, () => {
-      throw new MongoWriteConcernError({ ok: 1, n: 2, writeErrors: [duplicate(1, 't1')], writeConcernError: wtimeout } as never);
+      throw new MongoWriteConcernError({ ok: 1, n: 2, writeErrors: [duplicate(1, 't1')], writeConcernError: wtimeout });
     });
     await expect(withDuplicates.insertMany(tags(3))).rejects.toBeInstanceOf(StorageWriteUnconfirmedError);
     driver?.restore();
     const alone = tagsOver({}, () => {
-      throw new MongoWriteConcernError({ ok: 1, n: 3, writeConcernError: wtimeout } as never);
+      throw new MongoWriteConcernError({ ok: 1, n: 3, writeConcernError: wtimeout });
     });
     await expect(alone.insertMany(tags(3))).rejects.toBeInstanceOf(StorageWriteUnconfirmedError);
   });
@@ -414,7 +414,7 @@ describe('mongodb sequences', () => {
     const duplicate = new MongoServerError({
       code: 11000,
       errmsg: 'E11000 duplicate key error collection: calendar.counters index: _id_ dup key: { _id: "terms" }',
-    } as never);
+    });
     const findOneAndUpdate = vi
       .fn()
       .mockRejectedValueOnce(duplicate)
@@ -425,7 +425,7 @@ describe('mongodb sequences', () => {
 
   it('translates other failures', async () => {
     const findOneAndUpdate = vi.fn(() =>
-      Promise.reject(new MongoServerError({ code: 91, errmsg: 'shutting down' } as never)),
+      Promise.reject(new MongoServerError({ code: 91, errmsg: 'shutting down' })),
     );
     await expect(counters(findOneAndUpdate)('posts')).rejects.toBeInstanceOf(StorageUnavailableError);
   });

@@ -16,7 +16,7 @@ import { toErrorResponse } from '../../src/plugins/error-handler.js';
 import { duplicateKeyIndexName, insertManyFailures, translateMongoError } from '../../src/storage/mongodb/errors.js';
 import { insertManyError } from '../helpers/driver-wire.js';
 
-const serverError = (fields: Record<string, unknown>) => new MongoServerError(fields as never);
+const serverError = (fields: Record<string, unknown>) => new MongoServerError(fields);
 
 describe('translateMongoError', () => {
   it('turns E11000 into DuplicateKeyError naming the index from the server message', () => {
@@ -299,7 +299,7 @@ describe('insertManyFailures (errors built by the real driver)', () => {
         n: 2,
         writeErrors: [duplicate(1, slugClash)],
         writeConcernError: { code: 64, codeName: 'WriteConcernTimeout', errmsg: 'waiting for replication timed out', errInfo: { wtimeout: true } },
-      } as never);
+      });
     });
     // The duplicates are only in the result; the error's own writeErrors and writeConcernError are empty.
     const bulk = error as MongoBulkWriteError;

@@ -5,14 +5,13 @@
  * devDependencies. Conversely a dependency is kept only while production code needs it. And
  * production code never reaches into test/ or bench/, which the image does not contain.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { ROOT, sourceFiles } from '../helpers/source-files.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PRODUCTION_DIRS = ['src', 'indexes'];
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
@@ -29,14 +28,6 @@ interface Load {
   specifier: string;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return /\.(ts|mts|cts|js|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
-  });
-}
-
 const isStringLiteral = (node: ts.Node | undefined): node is ts.StringLiteralLike =>
   node !== undefined && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node));
 
@@ -45,7 +36,7 @@ const isStringLiteral = (node: ts.Node | undefined): node is ts.StringLiteralLik
  * exist: their string arguments are loads like any `require`.
  */
 const PACKAGE_LOADERS: Record<string, string> = {
-  loadAndForget: 'src/lib/gazetteer.ts loads its CommonJS data packages through it, then drops them from the cache',
+  loadAndForget: 'src/lib/gazetteer/load.ts: the gazetteer loads its CommonJS data packages through it, then drops them from the cache',
 };
 
 /** A require made by createRequire: `createRequire(import.meta.url)`, or a name it was bound to. */

@@ -7,7 +7,7 @@ import { type TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { InvalidParamsError, MissingParamsError } from '../../src/errors.js';
-import { validationToApiError } from '../../src/plugins/validation.js';
+import { validationToApiError } from '../../src/schemas/validation.js';
 import { IdParamsSchema } from '../../src/schemas/common.js';
 import { EventCreateSchema, EventPatchByIdSchema, EventPatchSchema, EventReadQuerySchema } from '../../src/schemas/events.js';
 

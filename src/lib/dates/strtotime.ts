@@ -32,7 +32,7 @@ class ShiftedDate extends Date {
     if (args.length >= 2) {
       const [year, month, day = 1, hour = 0, minute = 0, second = 0, ms = 0] = args as number[];
       const d = new Date(0);
-      d.setUTCFullYear(year as number, month as number, day);
+      d.setUTCFullYear(year as number, month, day);
       d.setUTCHours(hour, minute, second, ms);
       super(d.getTime() - SHIFT_MS);
     } else if (args.length === 1) {
@@ -110,7 +110,7 @@ type Strtotime = (text: string, now: number) => unknown;
 function loadStrtotime(): Strtotime {
   const require = createRequire(import.meta.url);
   const filename = require.resolve('locutus/php/datetime/strtotime');
-  const compiled = vm.compileFunction(readFileSync(filename, 'utf8'), ['exports', 'require', 'module', '__filename', '__dirname', 'Date'], { filename });
+  const compiled = vm.compileFunction(readFileSync(filename, 'utf8'), ['exports', 'require', 'module', '__filename', '__dirname', 'Date'], { filename }) as (...args: unknown[]) => void;
   const module: { exports: unknown } = { exports: {} };
   compiled(module.exports, require, module, filename, path.dirname(filename), ShiftedDate);
   // locutus 2 exports the function itself, locutus 3 a named export.

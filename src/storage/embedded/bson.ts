@@ -184,6 +184,7 @@ export function encodeKey(value: KeyValue): string {
       .map(([k, v]) => `${JSON.stringify(k)}:${encodeKey(v)}`)
       .join(',')}}`;
   }
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the last resort, for a value of no type above
   return `x${String(value)}`;
 }
 
@@ -249,6 +250,7 @@ function clonerFor(keys: readonly string[]): ObjectCloner | null {
     // A literal "__proto__" key would set the prototype; a computed one creates the field.
     return `${key === '__proto__' ? `[${name}]` : name}: clone(source[${name}])`;
   });
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- code generation on purpose: the field names are JSON string literals
   const cloner = new Function('source', 'clone', `return { ${fields.join(', ')} };`) as ObjectCloner;
   shapes.push({ keys: [...keys], cloner });
   cloners.set(keys.length, shapes);

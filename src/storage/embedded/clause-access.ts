@@ -125,7 +125,7 @@ export class ClauseAccesses {
       for (let i = 1; i < parts.length; i++) bits.or(parts[i]!.bits);
       return bits;
     };
-    const estimate = Math.min(this.host.liveCount, parts.reduce((sum, part) => sum + part!.count, 0));
+    const estimate = Math.min(this.host.liveCount, parts.reduce((sum, part) => sum + part.count, 0));
     const materializeCost = parts.length * this.bits.words * COST.word;
     return accessOf(base, {
       estimate,

@@ -47,8 +47,10 @@ function display(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value instanceof Date) return `Date(${value.toISOString()})`;
   try {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- what JSON cannot write: a function, a symbol
     return JSON.stringify(value) ?? String(value);
   } catch {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a cycle or a BigInt: its default text will do
     return String(value);
   }
 }

@@ -39,7 +39,7 @@ function extractPoints(value: unknown): Extraction {
     if (value.length === 0) return { points: [] };
     if (typeof value[0] === 'number') {
       return value.length === 2 && isValidLngLat(value[0], value[1])
-        ? { points: [[value[0] as number, value[1] as number]] }
+        ? { points: [[value[0], value[1] as number]] }
         : { error: `invalid legacy point ${JSON.stringify(value)}` };
     }
     const points: LngLat[] = [];

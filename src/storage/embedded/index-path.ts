@@ -9,12 +9,13 @@ import { type Bitset } from './bitset.js';
 import { compareValues, isPlainKey, typeRank } from './bson.js';
 import { type CachedClause } from './clause-cache.js';
 import { type Expr } from './filter.js';
+import { BracketEdge, type ProbeValue } from './index-scans.js';
 import { COST } from './plan-cost.js';
 // Type-only: the planner imports this module, and an emitted import back would make a cycle.
 import type { PlannerHost } from './planner.js';
 import { type Predicate } from './predicate.js';
 import { type ScratchBits } from './scratch-bits.js';
-import { BracketEdge, type ProbeValue, type SortedIndex } from './sorted-index.js';
+import { type SortedIndex } from './sorted-index.js';
 import { type ValuePostings } from './value-postings.js';
 
 /** A skip scan (one range per distinct leading value) is used up to this many leading values. */
@@ -23,7 +24,8 @@ const MAX_SKIP_SCAN = 32;
 /** An index access path: positions in one sorted index, the text index, or a known slot list. */
 export interface IndexPath {
   estimate: number;
-  slots(): number[];
+  /** A function property, not a method: an access is built with it detached from its path. */
+  slots: () => number[];
   slotsCost: number;
   toBits(): Bitset;
   /** For range clauses: the family their bitsets are derived in. */
@@ -334,7 +336,7 @@ export class IndexPaths {
     if (nearest !== undefined) {
       if (singleEntry) {
         delta = prefixes.map((prefix) => {
-          const before = edge(nearest!.bound, nearest!.op!, prefix);
+          const before = edge(nearest.bound, nearest.op!, prefix);
           const after = edge(bound, range.op, prefix);
           // Lower bounds match [edge, end): a smaller edge adds entries; upper bounds match [start, edge).
           return before <= after ? { from: before, to: after, set: !lower } : { from: after, to: before, set: lower };

@@ -6,10 +6,12 @@
  */
 import { type Scalar, type Sort } from '../port.js';
 import { compareValues, distinctValues, keyValuesAt, typeRank } from './bson.js';
+import { type IndexCursor, PageState } from './index-cursor.js';
+import { BracketEdge } from './index-scans.js';
 import { type MatchSet } from './match-set.js';
 import { type Restriction } from './planner.js';
 import { type StoredDoc } from './predicate.js';
-import { BracketEdge, type IndexCursor, PageState, type SortedIndex } from './sorted-index.js';
+import { type SortedIndex } from './sorted-index.js';
 
 export interface OrderingHost {
   readonly docs: ReadonlyArray<StoredDoc | undefined>;

@@ -130,7 +130,7 @@ function keyLookup(query: CompiledQuery): { field: string; values: ReadonlyArray
   const value = filter[only];
   if (isPlainKey(value)) return { field: only, values: [value] };
   if (!isPlainObject(value)) return null;
-  const list = (value as Record<string, unknown>).$in;
+  const list = value.$in;
   if (!Array.isArray(list) || Object.keys(value).length !== 1) return null;
   for (const item of list) if (!isPlainKey(item)) return null;
   return { field: only, values: list as Array<string | number> };

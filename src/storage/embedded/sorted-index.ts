@@ -5,47 +5,16 @@
  * document yields one entry per distinct key tuple (array elements expanded, an empty array as its
  * own key, a missing field as null). Ties between equal keys are broken by `_id`, which is what
  * lets an ordered walk serve `sort: [[field, d], ['_id', d]]` directly.
+ *
+ * This class keeps the entries in step with the documents (their key tuples, deferred placement,
+ * the counts planners read); the blocks themselves are index-blocks.ts, seeks and range scans over
+ * them index-scans.ts, ordered walks for merges index-cursor.ts.
  */
 import { type Bitset } from './bitset.js';
-import { compareValues, distinctValues, encodeKey, isPlainKey, isPlainObject, keyValuesAt, typeRank } from './bson.js';
-
-/** Blocks split when they grow past this; bulk builds fill them half-way so inserts stay cheap. */
-const MAX_BLOCK = 512;
-const BULK_BLOCK = 256;
-
-/** A probe value standing for the lowest or highest value of one BSON type bracket. */
-export class BracketEdge {
-  constructor(
-    readonly rank: number,
-    readonly end: 'min' | 'max',
-  ) {}
-}
-
-export type ProbeValue = unknown;
-
-/** IndexCursor.kind values. */
-const OTHER_KEY = 0;
-const NUMBER_KEY = 1;
-const DATE_KEY = 2;
-
-const keyKind = (value: unknown): number => (value instanceof Date ? DATE_KEY : typeof value === 'number' ? NUMBER_KEY : OTHER_KEY);
-const numericKey = (value: unknown): number => (value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Number.NaN);
-
-interface Block {
-  /** keys[c][i]: component c of entry i. */
-  keys: unknown[][];
-  ids: number[];
-  slots: number[];
-}
-
-function compareToProbe(value: unknown, probe: ProbeValue): number {
-  if (probe instanceof BracketEdge) {
-    const rank = typeRank(value);
-    if (rank !== probe.rank) return rank < probe.rank ? -1 : 1;
-    return probe.end === 'min' ? 1 : -1;
-  }
-  return compareValues(value, probe);
-}
+import { distinctValues, encodeKey, isPlainKey, isPlainObject, keyValuesAt } from './bson.js';
+import { type Block, blockStarts, deleteEntry, emptyColumns, insertEntry, locate, sortIntoBlocks } from './index-blocks.js';
+import { IndexCursor } from './index-cursor.js';
+import { blockAtProbe, collectSlots, countMarkedRuns, countMarkedSlots, markSlots, offsetAtProbe, type ProbeValue } from './index-scans.js';
 
 /** Whether reading `path` in `doc` meets an array (the document makes the index multikey there). */
 export function touchesArray(doc: unknown, path: string): boolean {
@@ -226,48 +195,12 @@ export class SortedIndex {
   }
 
   private emptyColumns(): Block {
-    return { keys: this.fields.map(() => []), ids: [], slots: [] };
+    return emptyColumns(this.fields.length);
   }
 
-  /** Sorts entries (held column by column, no object per entry) into fresh blocks, half full so later inserts stay cheap. */
+  /** Sorts entries into fresh blocks (see `sortIntoBlocks`). */
   private fill(entries: Block): void {
-    // Sort on primitive stand-ins (Dates as their time): comparing Dates in place costs a pointer
-    // chase per comparison, which dominates sorting a million entries.
-    const width = this.fields.length;
-    const count = entries.ids.length;
-    const ranks = new Int8Array(count * width);
-    const numbers = new Float64Array(count * width);
-    for (let c = 0; c < width; c++) {
-      const column = entries.keys[c]!;
-      for (let e = 0; e < count; e++) {
-        const value = column[e];
-        ranks[e * width + c] = typeRank(value);
-        numbers[e * width + c] = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Number.NaN;
-      }
-    }
-    const ids = entries.ids;
-    const order = Array.from({ length: count }, (_, e) => e).sort((a, b) => {
-      for (let c = 0; c < width; c++) {
-        const ra = ranks[a * width + c]!;
-        const rb = ranks[b * width + c]!;
-        if (ra !== rb) return ra - rb;
-        const na = numbers[a * width + c]!;
-        const nb = numbers[b * width + c]!;
-        // NaN stands for "not a plain number or time" (and for NaN itself): compare the values.
-        const order = na === na && nb === nb ? na - nb : compareValues(entries.keys[c]![a], entries.keys[c]![b]);
-        if (order !== 0) return order;
-      }
-      return ids[a]! - ids[b]!;
-    });
-    this.blocks = [];
-    for (let start = 0; start < count; start += BULK_BLOCK) {
-      const chunk = order.slice(start, start + BULK_BLOCK);
-      this.blocks.push({
-        keys: entries.keys.map((column) => chunk.map((e) => column[e])),
-        ids: chunk.map((e) => ids[e]!),
-        slots: chunk.map((e) => entries.slots[e]!),
-      });
-    }
+    this.blocks = sortIntoBlocks(entries, this.fields.length);
     this.startsDirty = true;
   }
 
@@ -340,73 +273,14 @@ export class SortedIndex {
     if (entry.count <= 0) this.leading.delete(key);
   }
 
-  private compareEntry(block: Block, i: number, tuple: unknown[], id: number): number {
-    for (let c = 0; c < tuple.length; c++) {
-      const order = compareValues(block.keys[c]![i], tuple[c]);
-      if (order !== 0) return order;
-    }
-    return block.ids[i]! - id;
-  }
-
-  /** First position in `block` whose entry is >= (tuple, id). */
-  private lowerInBlock(block: Block, tuple: unknown[], id: number): number {
-    let lo = 0;
-    let hi = block.ids.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.compareEntry(block, mid, tuple, id) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** First block whose last entry is >= (tuple, id); blocks.length when none. */
-  private blockFor(tuple: unknown[], id: number): number {
-    let lo = 0;
-    let hi = this.blocks.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const block = this.blocks[mid]!;
-      if (this.compareEntry(block, block.ids.length - 1, tuple, id) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   /** Inserts one entry into its block (counted already by `add`). */
   private place(tuple: unknown[], id: number, slot: number): void {
     this.startsDirty = true;
-    if (this.blocks.length === 0) {
-      this.blocks.push({ keys: tuple.map((value) => [value]), ids: [id], slots: [slot] });
-      return;
-    }
-    const b = Math.min(this.blockFor(tuple, id), this.blocks.length - 1);
-    const block = this.blocks[b]!;
-    const at = this.lowerInBlock(block, tuple, id);
-    for (let c = 0; c < tuple.length; c++) block.keys[c]!.splice(at, 0, tuple[c]);
-    block.ids.splice(at, 0, id);
-    block.slots.splice(at, 0, slot);
-    if (block.ids.length > MAX_BLOCK) {
-      const half = block.ids.length >>> 1;
-      const right: Block = {
-        keys: block.keys.map((column) => column.splice(half)),
-        ids: block.ids.splice(half),
-        slots: block.slots.splice(half),
-      };
-      this.blocks.splice(b + 1, 0, right);
-    }
+    insertEntry(this.blocks, tuple, id, slot);
   }
 
   private removeEntry(tuple: unknown[], id: number, slot: number): void {
-    const b = this.blockFor(tuple, id);
-    const block = this.blocks[b];
-    if (block === undefined) return;
-    const at = this.lowerInBlock(block, tuple, id);
-    if (at >= block.ids.length || block.slots[at] !== slot || this.compareEntry(block, at, tuple, id) !== 0) return;
-    for (const column of block.keys) column.splice(at, 1);
-    block.ids.splice(at, 1);
-    block.slots.splice(at, 1);
-    if (block.ids.length === 0) this.blocks.splice(b, 1);
+    if (!deleteEntry(this.blocks, tuple, id, slot)) return;
     this.countLeading(tuple[0], -1);
     this.total -= 1;
     this.startsDirty = true;
@@ -414,25 +288,10 @@ export class SortedIndex {
 
   private blockStarts(): number[] {
     if (this.startsDirty) {
-      const starts = new Array<number>(this.blocks.length);
-      let position = 0;
-      for (let b = 0; b < this.blocks.length; b++) {
-        starts[b] = position;
-        position += this.blocks[b]!.ids.length;
-      }
-      this.starts = starts;
+      this.starts = blockStarts(this.blocks);
       this.startsDirty = false;
     }
     return this.starts;
-  }
-
-  /** Compares an entry's first `probe.length` components with the probe values. */
-  private compareToProbes(block: Block, i: number, probe: readonly ProbeValue[]): number {
-    for (let c = 0; c < probe.length; c++) {
-      const order = compareToProbe(block.keys[c]![i], probe[c]);
-      if (order !== 0) return order;
-    }
-    return 0;
   }
 
   /**
@@ -441,109 +300,36 @@ export class SortedIndex {
    */
   seek(probe: readonly ProbeValue[], after: boolean): number {
     this.settle();
-    let lo = 0;
-    let hi = this.blocks.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const block = this.blocks[mid]!;
-      if (this.goesLeft(block, block.ids.length - 1, probe, after)) hi = mid;
-      else lo = mid + 1;
-    }
-    if (lo === this.blocks.length) return this.total;
-    const block = this.blocks[lo]!;
-    let left = 0;
-    let right = block.ids.length;
-    while (left < right) {
-      const mid = (left + right) >>> 1;
-      if (this.goesLeft(block, mid, probe, after)) right = mid;
-      else left = mid + 1;
-    }
-    return this.blockStarts()[lo]! + left;
-  }
-
-  /** Whether the entry sorts after the probe (`after`) or not before it. A method, not a closure per seek. */
-  private goesLeft(block: Block, i: number, probe: readonly ProbeValue[], after: boolean): boolean {
-    let order: number;
-    const first = probe[0];
-    const key = block.keys[0]![i];
-    // One numeric component against a numeric key (ids: venue, organizer, category, tag) compares
-    // as plain numbers (BSON order within the number bracket; NaN and other types take the full path).
-    if (probe.length === 1 && typeof first === 'number' && typeof key === 'number' && first === first && key === key) order = key - first;
-    else order = this.compareToProbes(block, i, probe);
-    return after ? order > 0 : order >= 0;
+    const b = blockAtProbe(this.blocks, probe, after);
+    if (b === this.blocks.length) return this.total;
+    return this.blockStarts()[b]! + offsetAtProbe(this.blocks[b]!, probe, after);
   }
 
   /** Block index and offset of a position (position < size). */
   private locate(position: number): [number, number] {
     this.settle();
-    const starts = this.blockStarts();
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (starts[mid]! <= position) lo = mid;
-      else hi = mid - 1;
-    }
-    return [lo, position - starts[lo]!];
+    return locate(this.blockStarts(), position);
   }
 
   /** Appends the slots at positions [from, to) to `out`. */
   collect(from: number, to: number, out: number[]): void {
     if (from >= to) return;
-    let [b, i] = this.locate(from);
-    let remaining = to - from;
-    while (remaining > 0 && b < this.blocks.length) {
-      const slots = this.blocks[b]!.slots;
-      const end = Math.min(slots.length, i + remaining);
-      for (let k = i; k < end; k++) out.push(slots[k]!);
-      remaining -= end - i;
-      b += 1;
-      i = 0;
-    }
+    const [b, i] = this.locate(from);
+    collectSlots(this.blocks, b, i, to - from, out);
   }
 
   /** Sets (or clears) the bits of the slots at positions [from, to); returns how many bits changed. */
   mark(from: number, to: number, bits: Bitset, value: boolean): number {
     if (from >= to) return 0;
-    let [b, i] = this.locate(from);
-    let remaining = to - from;
-    let changed = 0;
-    while (remaining > 0 && b < this.blocks.length) {
-      const slots = this.blocks[b]!.slots;
-      const end = Math.min(slots.length, i + remaining);
-      for (let k = i; k < end; k++) {
-        const slot = slots[k]!;
-        if (bits.has(slot) === value) continue;
-        bits.assign(slot, value);
-        changed += 1;
-      }
-      remaining -= end - i;
-      b += 1;
-      i = 0;
-    }
-    return changed;
+    const [b, i] = this.locate(from);
+    return markSlots(this.blocks, b, i, to - from, bits, value);
   }
 
   /** How many slots at positions [from, to) are set in `bits` (at most 1 with `firstOnly`). */
   countMarked(from: number, to: number, bits: Bitset, firstOnly: boolean): number {
     if (from >= to) return 0;
-    let [b, i] = this.locate(from);
-    let remaining = to - from;
-    let count = 0;
-    while (remaining > 0 && b < this.blocks.length) {
-      const slots = this.blocks[b]!.slots;
-      const end = Math.min(slots.length, i + remaining);
-      for (let k = i; k < end; k++) {
-        if (bits.has(slots[k]!)) {
-          count += 1;
-          if (firstOnly) return count;
-        }
-      }
-      remaining -= end - i;
-      b += 1;
-      i = 0;
-    }
-    return count;
+    const [b, i] = this.locate(from);
+    return countMarkedSlots(this.blocks, b, i, to - from, bits, firstOnly);
   }
 
   /**
@@ -553,24 +339,7 @@ export class SortedIndex {
    */
   countMarkedRuns(bits: Bitset, visit: (value: unknown, count: number) => void): void {
     this.settle();
-    let current: unknown;
-    let count = 0;
-    let started = false;
-    for (const block of this.blocks) {
-      const keys = block.keys[0]!;
-      const slots = block.slots;
-      for (let i = 0; i < slots.length; i++) {
-        const value = keys[i];
-        if (!started || (value !== current && compareValues(value, current) !== 0)) {
-          if (started) visit(current, count);
-          current = value;
-          count = 0;
-          started = true;
-        }
-        if (bits.has(slots[i]!)) count += 1;
-      }
-    }
-    if (started) visit(current, count);
+    countMarkedRuns(this.blocks, bits, visit);
   }
 
   /** The number of entries whose leading field equals `value` (BSON equality). */
@@ -583,135 +352,5 @@ export class SortedIndex {
   cursor(from: number, to: number, direction: 1 | -1, component: number, matches: Bitset): IndexCursor {
     this.settle();
     return new IndexCursor(this.blocks, from < to ? this.locate(direction === 1 ? from : to - 1) : null, to - from, direction, component, matches);
-  }
-}
-
-/**
- * Walks a position range of a SortedIndex over the entries whose slot is in `matches` (those of
- * a query), exposing one key component, the _id and the slot. Passing over the other
- * entries reads only their slots: a key is read (a pointer to a Date, a likely cache miss on a
- * large store) only when a merge compares it.
- */
-export class IndexCursor {
-  private block = 0;
-  private offset = 0;
-  private remaining: number;
-  done: boolean;
-  id = 0;
-  slot = 0;
-
-  constructor(
-    private readonly blocks: Block[],
-    start: [number, number] | null,
-    count: number,
-    private readonly direction: 1 | -1,
-    private readonly component: number,
-    private readonly matches: Bitset,
-  ) {
-    this.remaining = count;
-    this.done = start === null || count <= 0;
-    if (start !== null) [this.block, this.offset] = start;
-    if (this.done) return;
-    this.load();
-    if (!matches.has(this.slot)) this.next();
-  }
-
-  /** The key component of the current entry. */
-  get value(): unknown {
-    return this.blocks[this.block]!.keys[this.component]![this.offset];
-  }
-
-  /** The value as a number when it is a Date (its time) or a number, else NaN: merges compare these first. */
-  get key(): number {
-    return numericKey(this.value);
-  }
-
-  /** Whether `key` is a Date's time or a number (they never compare equal in BSON order), or neither. */
-  get kind(): number {
-    return keyKind(this.value);
-  }
-
-  private load(): void {
-    const block = this.blocks[this.block]!;
-    this.id = block.ids[this.offset]!;
-    this.slot = block.slots[this.offset]!;
-  }
-
-  /** On to the next matching entry (or done). */
-  next(): void {
-    do {
-      this.remaining -= 1;
-      if (this.remaining <= 0) {
-        this.done = true;
-        return;
-      }
-      if (this.direction === 1) {
-        this.offset += 1;
-        if (this.offset >= this.blocks[this.block]!.ids.length) {
-          this.block += 1;
-          this.offset = 0;
-        }
-      } else {
-        this.offset -= 1;
-        if (this.offset < 0) {
-          this.block -= 1;
-          this.offset = this.blocks[this.block]!.ids.length - 1;
-        }
-      }
-      this.load();
-    } while (!this.matches.has(this.slot));
-  }
-
-  /**
-   * Counts the current entry into `page` (collected once past `skip`) and moves on, for as long as
-   * the entries come before `bound` in the walk's direction — the current entry of the next run of
-   * a merge; null when this is the last run — and the page is not full. Stops at a key that is not
-   * a number or a Date of the bound's kind (numbers come before Dates, other types need the full
-   * BSON order): the merge compares that one itself. Returns how many entries it counted.
-   */
-  readWhile(bound: IndexCursor | null, page: PageState): number {
-    let boundKey = Number.NaN;
-    let boundKind = OTHER_KEY;
-    if (bound !== null) {
-      boundKind = bound.kind;
-      boundKey = bound.key;
-      if (boundKind === OTHER_KEY || boundKey !== boundKey) return 0;
-    }
-    const ascending = this.direction === 1;
-    let read = 0;
-    while (!this.done && page.position < page.end) {
-      if (bound !== null) {
-        const value = this.value;
-        if (keyKind(value) !== boundKind) break;
-        const key = numericKey(value);
-        if (key !== key) break;
-        const c = key - boundKey || this.id - bound.id;
-        if (ascending ? c >= 0 : c <= 0) break;
-      }
-      page.count(this.id, this.slot);
-      read += 1;
-      this.next();
-    }
-    return read;
-  }
-}
-
-/** A page being read by an ordered walk: matches before `skip` are counted, then collected until `end`. */
-export class PageState {
-  position = 0;
-  readonly out: number[] = [];
-  private lastId: number | null = null;
-
-  constructor(
-    private readonly skip: number,
-    readonly end: number,
-  ) {}
-
-  count(id: number, slot: number): void {
-    // A multikey leading field puts one document in several runs, always at the same (key, _id).
-    if (id === this.lastId) return;
-    this.lastId = id;
-    if (this.position >= this.skip) this.out.push(slot);
-    this.position += 1;
   }
 }

@@ -21,13 +21,12 @@ import { mkdir, open as openFile, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Database, open as openLmdb, type RootDatabase } from 'lmdb';
 import { addExtension } from 'msgpackr';
-import { StorageUnavailableError } from '../../errors.js';
-import { Mutex } from '../../lib/keyed-lock.js';
 import { isPlainObject } from '../embedded/bson.js';
 import { createEmbeddedStorage } from '../embedded/index.js';
 import { assertIdCount, COLLECTION_NAMES, type Collection, type CollectionName, type IndexSet, type SequenceName, type Storage } from '../port.js';
 import { DataDirectoryCorruptError, importLegacyDirectory } from './legacy-import.js';
 import { lockDirectory, syncDirectory } from './lock.js';
+import { createWriteQueue, type WriteQueue } from './write-queue.js';
 
 export { DataDirectoryCorruptError } from './legacy-import.js';
 export { DataDirectoryLockedError } from './lock.js';
@@ -67,6 +66,7 @@ function writable(value: unknown): unknown {
   if (!Array.isArray(value) && !isPlainObject(value)) throw UNSTORABLE;
   let out = value as Record<string, unknown>;
   // for-in: the fast walk over an object's own fields (a plain object inherits no enumerable one).
+  // eslint-disable-next-line @typescript-eslint/no-for-in-array -- arrays too: only -0 needs replacing, and a hole holds none
   for (const key in value) {
     if (key === '__proto__') throw UNSTORABLE;
     const child = (value as Record<string, unknown>)[key];
@@ -115,18 +115,15 @@ function openEnvironment(dir: string): { env: RootDatabase; dbs: Stores } {
 const SEQUENCE_OF: Partial<Record<CollectionName, SequenceName>> = { events: 'posts', venues: 'posts', organizers: 'posts', categories: 'terms', tags: 'terms' };
 const READS = ['findById', 'findOne', 'find', 'findPage', 'count', 'distinct', 'countValues', 'explain', 'near'] as const;
 
-export async function openLmdbStorage(options: LmdbStorageOptions): Promise<LmdbStorage> {
-  const dir = resolve(options.dir);
-  const log = options.log ?? { info: () => undefined, warn: () => undefined };
-  await mkdir(dir, { recursive: true });
-  const lock = await lockDirectory(dir);
-  const started = performance.now();
-  let opened: ReturnType<typeof openEnvironment> | null = null;
-  const inner = createEmbeddedStorage({ indexes: options.indexes, reason: options.reason });
+/**
+ * Opens the environment and reads every stored document into `inner` (importing a legacy
+ * write-ahead log first), then builds its indexes; the environment is closed again on failure.
+ */
+async function loadDirectory(dir: string, inner: ReturnType<typeof createEmbeddedStorage>, log: Pick<NonNullable<LmdbStorageOptions['log']>, 'info'>) {
+  const { env, dbs } = openEnvironment(dir);
   const counters = new Map<SequenceName, number>();
   let documents = 0;
   try {
-    const { env, dbs } = (opened = openEnvironment(dir));
     const imported = await importLegacyDirectory(dir, (state) =>
       env.transaction(() => {
         for (const name of COLLECTION_NAMES) for (const doc of state.docs[name].values()) void dbs[name].put(doc._id, storable(doc, 'document'));
@@ -148,117 +145,91 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
       throw new DataDirectoryCorruptError(`the stored documents violate an index: ${error instanceof Error ? error.message : String(error)}`);
     });
   } catch (error) {
-    await opened?.env.close().catch(() => undefined);
+    await env.close().catch(() => undefined);
+    throw error;
+  }
+  return { env, dbs, counters, documents };
+}
+
+/** A collection of the engine whose writes are also queued in LMDB, each resolving once committed (or queued, `bulk`). */
+function wrapCollection<T extends Doc>(db: Database, target: Collection<T>, writes: WriteQueue, bulk: boolean): Collection<T> {
+  const { assertUsable, failWith, queued, mutate } = writes;
+  /** Queues the documents as stored now (removals for those gone); a failure here leaves memory ahead of disk. */
+  const postImages = async (ids: readonly number[]): Promise<{ committed: Promise<unknown> | null }> => {
+    try {
+      const docs = await Promise.all(ids.map((id) => target.findById(id)));
+      const images = docs.map((doc) => doc && storable(doc, 'document'));
+      // In an object: an async function returning the promise itself would wait for the commit.
+      return { committed: queued(db.batch(() => ids.forEach((id, i) => void (images[i] === null ? db.remove(id) : db.put(id, images[i]))))) };
+    } catch (error) {
+      throw failWith(error);
+    }
+  };
+  const reads = READS.map((method) => [method, async (...args: unknown[]) => (assertUsable(), (target[method] as (...a: unknown[]) => unknown)(...args))]);
+  return {
+    ...(Object.fromEntries(reads) as Pick<Collection<T>, (typeof READS)[number]>),
+    insertOne: (doc) =>
+      mutate(bulk, async () => {
+        // Checked before the insert: a value that cannot be stored is refused before anything changes.
+        const value = storable(doc, 'document');
+        await target.insertOne(doc);
+        return { result: undefined, committed: queued(db.put(doc._id, value)) };
+      }),
+    insertMany: (docs) =>
+      mutate(bulk, async () => {
+        const values = docs.map((doc, i) => storable(doc, `document ${i}`));
+        const failures = await target.insertMany(docs);
+        const failed = new Set(failures.map((failure) => failure.index));
+        // One batch: lmdb-js then queues the puts without waking its writer thread for each.
+        const write = db.batch(() => docs.forEach((doc, i) => failed.has(i) || void db.put(doc._id, values[i])));
+        return { result: failures, committed: queued(write) };
+      }),
+    updateById: (id, update) =>
+      mutate(bulk, async () => {
+        storable(update, 'update');
+        const doc = await target.updateById(id, update);
+        return { result: doc, ...(doc === null ? { committed: null } : await postImages([id])) };
+      }),
+    updateMany: (filter, update) =>
+      mutate(bulk, async () => {
+        storable(update, 'update');
+        // Same filter, same documents: their post-images are what the update changed.
+        const ids = (await target.distinct('_id', filter)) as number[];
+        const modified = await target.updateMany(filter, update);
+        return { result: modified, ...(modified > 0 ? await postImages(ids) : { committed: null }) };
+      }),
+    deleteById: (id) =>
+      mutate(bulk, async () => {
+        const removed = await target.deleteById(id);
+        return { result: removed, committed: removed ? queued(db.remove(id)) : null };
+      }),
+  };
+}
+
+export async function openLmdbStorage(options: LmdbStorageOptions): Promise<LmdbStorage> {
+  const dir = resolve(options.dir);
+  const log = options.log ?? { info: () => undefined, warn: () => undefined };
+  await mkdir(dir, { recursive: true });
+  const lock = await lockDirectory(dir);
+  const started = performance.now();
+  const inner = createEmbeddedStorage({ indexes: options.indexes, reason: options.reason });
+  let loaded: Awaited<ReturnType<typeof loadDirectory>>;
+  try {
+    loaded = await loadDirectory(dir, inner, log);
+  } catch (error) {
     await lock.release().catch(() => undefined);
     throw error;
   }
-  const { env, dbs } = opened;
+  const { env, dbs, counters, documents } = loaded;
   const stats = { dir, openMs: Math.round(performance.now() - started), documents };
   log.info(`durable storage: ${documents} documents read from ${dir} in ${stats.openMs} ms`);
 
-  let closed = false;
+  const writes = createWriteQueue(log, options.hooks);
+  const { assertUsable, queued } = writes;
   let closing: Promise<void> | null = null;
-  let failure: Error | null = null;
-  /** The commit of the last write queued: every earlier one is committed once it is. */
-  let last: Promise<unknown> = Promise.resolve();
-  /** Applies writes and queues them one at a time, in call order. */
-  const mutex = new Mutex();
-
-  const unavailable = (): StorageUnavailableError =>
-    failure !== null && !closed
-      ? new StorageUnavailableError({ key: 'errorMessage.storage-unavailable.notWritable', values: { detail: failure.message } })
-      : new StorageUnavailableError('errorMessage.storage-unavailable.durableClosed');
-  const assertUsable = (): void => {
-    if (closed || failure !== null) throw unavailable();
-  };
-  /** Stops the storage when memory and disk may disagree. */
-  const failWith = (error: unknown): StorageUnavailableError => {
-    if (failure === null) {
-      failure = error instanceof Error ? error : new Error(String(error));
-      log.warn(`durable storage: stopped, writes are refused until restart: ${failure.message}`);
-    }
-    return unavailable();
-  };
-  /** Tracks the commit of a write's last put or remove (those before it are in its transaction or an earlier one). */
-  const queued = (write: Promise<unknown>): Promise<unknown> => {
-    const committed = (options.hooks?.commit?.(write) ?? write).catch((error: unknown) => {
-      throw failWith(error);
-    });
-    // Callers that do not wait (nextId, a bulk load) must not turn a failure into an unhandled rejection.
-    committed.catch(() => undefined);
-    return (last = committed);
-  };
-
-  /**
-   * Applies a write and queues it under the mutex, then waits outside it (so writes share commits)
-   * for its commit, or for what is queued if it changed nothing (its answer may rest on that).
-   */
-  async function mutate<R>(bulk: boolean, apply: () => Promise<{ result: R; committed: Promise<unknown> | null }>): Promise<R> {
-    assertUsable();
-    const { result, committed } = await mutex.run(() => {
-      if (failure !== null) throw unavailable();
-      return apply();
-    });
-    if (!bulk) await (committed ?? last).catch(() => Promise.reject(unavailable()));
-    return result;
-  }
-
-  function wrapCollection<T extends Doc>(name: CollectionName, target: Collection<T>, bulk: boolean): Collection<T> {
-    const db = dbs[name];
-    /** Queues the documents as stored now (removals for those gone); a failure here leaves memory ahead of disk. */
-    const postImages = async (ids: readonly number[]): Promise<{ committed: Promise<unknown> | null }> => {
-      try {
-        const docs = await Promise.all(ids.map((id) => target.findById(id)));
-        const images = docs.map((doc) => doc && storable(doc, 'document'));
-        // In an object: an async function returning the promise itself would wait for the commit.
-        return { committed: queued(db.batch(() => ids.forEach((id, i) => (images[i] === null ? db.remove(id) : db.put(id, images[i]))))) };
-      } catch (error) {
-        throw failWith(error);
-      }
-    };
-    const reads = READS.map((method) => [method, async (...args: unknown[]) => (assertUsable(), (target[method] as (...a: unknown[]) => unknown)(...args))]);
-    return {
-      ...(Object.fromEntries(reads) as Pick<Collection<T>, (typeof READS)[number]>),
-      insertOne: (doc) =>
-        mutate(bulk, async () => {
-          // Checked before the insert: a value that cannot be stored is refused before anything changes.
-          const value = storable(doc, 'document');
-          await target.insertOne(doc);
-          return { result: undefined, committed: queued(db.put(doc._id, value)) };
-        }),
-      insertMany: (docs) =>
-        mutate(bulk, async () => {
-          const values = docs.map((doc, i) => storable(doc, `document ${i}`));
-          const failures = await target.insertMany(docs);
-          const failed = new Set(failures.map((failure) => failure.index));
-          // One batch: lmdb-js then queues the puts without waking its writer thread for each.
-          const write = db.batch(() => docs.forEach((doc, i) => failed.has(i) || db.put(doc._id, values[i])));
-          return { result: failures, committed: queued(write) };
-        }),
-      updateById: (id, update) =>
-        mutate(bulk, async () => {
-          storable(update, 'update');
-          const doc = await target.updateById(id, update);
-          return { result: doc, ...(doc === null ? { committed: null } : await postImages([id])) };
-        }),
-      updateMany: (filter, update) =>
-        mutate(bulk, async () => {
-          storable(update, 'update');
-          // Same filter, same documents: their post-images are what the update changed.
-          const ids = (await target.distinct('_id', filter)) as number[];
-          const modified = await target.updateMany(filter, update);
-          return { result: modified, ...(modified > 0 ? await postImages(ids) : { committed: null }) };
-        }),
-      deleteById: (id) =>
-        mutate(bulk, async () => {
-          const removed = await target.deleteById(id);
-          return { result: removed, committed: removed ? queued(db.remove(id)) : null };
-        }),
-    };
-  }
 
   const collections = (bulk: boolean) =>
-    Object.fromEntries(COLLECTION_NAMES.map((name) => [name, wrapCollection(name, inner[name] as unknown as Collection<Doc>, bulk)])) as unknown as Pick<Storage, CollectionName>;
+    Object.fromEntries(COLLECTION_NAMES.map((name) => [name, wrapCollection(dbs[name], inner[name] as unknown as Collection<Doc>, writes, bulk)])) as unknown as Pick<Storage, CollectionName>;
 
   const storage: LmdbStorage = {
     engine: 'embedded',
@@ -270,7 +241,7 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
       const first = (counters.get(sequence) ?? 0) + 1;
       counters.set(sequence, first + count - 1);
       // Not awaited: see the module comment. The counter holds the last id reserved.
-      queued(dbs.sequences.put(sequence, first + count - 1));
+      void queued(dbs.sequences.put(sequence, first + count - 1));
       return first;
     },
     async ensureIndexes() {
@@ -283,22 +254,20 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
     },
     bulkLoad: () => ({
       storage: { ...storage, ...collections(true) },
-      settle: async () => void (assertUsable(), await last.catch(() => Promise.reject(unavailable()))),
+      settle: writes.settle,
     }),
     stats: () => stats,
     close() {
       closing ??= (async () => {
-        closed = true;
         // Writes already queued on the mutex finish and are committed with the rest.
-        await mutex.idle();
-        await last.catch(() => undefined);
+        await writes.close();
         try {
           await env.close();
         } finally {
           await inner.close();
           await lock.release();
         }
-        if (failure !== null) log.warn('durable storage: closed after a write failure; unacknowledged writes may be missing');
+        if (writes.failed()) log.warn('durable storage: closed after a write failure; unacknowledged writes may be missing');
       })();
       return closing;
     },

@@ -2,11 +2,18 @@
  * One process per data directory. LMDB lets processes share an environment, but the embedded
  * engine answers reads from memory and would miss another process's writes. `lock` is created
  * exclusively (O_EXCL) and holds our pid; a lock whose process is gone (a crash, kill -9) is taken
- * over, one held by a live process — this one included — is refused.
+ * over, one held by a live process is refused — this one included when it holds the directory.
+ *
+ * A lock naming this process's pid that this process does not hold was left by an earlier process
+ * that had the same pid: in a container the server is pid 1 on every start, so after an unclean
+ * stop the lock names the new process itself. It is stale, and taken over.
  */
 import { constants } from 'node:fs';
 import { open, readFile, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+
+/** The directories this process holds the lock of (resolved paths). */
+const held = new Set<string>();
 
 /** The directory is open in another live process. */
 export class DataDirectoryLockedError extends Error {
@@ -44,13 +51,20 @@ export async function lockDirectory(dir: string): Promise<{ release(): Promise<v
     try {
       const handle = await open(path, 'wx');
       await handle.writeFile(`${process.pid}\n`).then(() => handle.sync()).finally(() => handle.close());
-      // Only our own lock is removed: never one another process took over.
-      return { release: async () => void ((await readPid(path)) === process.pid && (await rm(path, { force: true }))) };
+      held.add(resolve(dir));
+      return {
+        release: async () => {
+          held.delete(resolve(dir));
+          // Only our own lock is removed: never one another process took over.
+          if ((await readPid(path)) === process.pid) await rm(path, { force: true });
+        },
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw error;
     }
     const holder = await readPid(path);
-    if (holder !== null && isAlive(holder)) throw new DataDirectoryLockedError(dir, holder);
+    const ours = holder === process.pid;
+    if (holder !== null && (ours ? held.has(resolve(dir)) : isAlive(holder))) throw new DataDirectoryLockedError(dir, holder);
     // An empty lock is stale only when old: a fresh one is another process between create and write.
     const age = Date.now() - ((await stat(path).catch(() => null))?.mtimeMs ?? 0);
     if (holder === null && age < 5_000) throw new DataDirectoryLockedError(dir, 0);

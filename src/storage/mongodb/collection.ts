@@ -135,15 +135,22 @@ export function planOf(winningPlan: unknown, query: CompiledQuery): QueryPlan {
   return { indexes: [...indexes].sort(), collectionScan, sort: !sorted ? 'none' : memorySort ? 'memory' : 'index' };
 }
 
-export function createMongoCollection<T extends { _id: number }>(
-  collection: DriverCollection<StoredDocument>,
-  indexes: readonly IndexDefinition[],
-  limits: CollectionLimits,
-): Collection<T> {
-  const name = collection.collectionName;
-  const run = <R>(operation: string, fn: () => Promise<R>): Promise<R> => guarded(`${name}.${operation}`, fn, indexes);
-  const readOptions = { maxTimeMS: limits.operationMS };
+/** What the parts of one port collection share. */
+interface MongoContext {
+  collection: DriverCollection<StoredDocument>;
+  name: string;
+  indexes: readonly IndexDefinition[];
+  /** Runs one driver operation, its errors translated to the port's. */
+  run: <R>(operation: string, fn: () => Promise<R>) => Promise<R>;
+  readOptions: { maxTimeMS: number };
+}
 
+type Reads = 'explain' | 'findById' | 'findOne' | 'find' | 'findPage' | 'count';
+type Aggregations = 'distinct' | 'countValues' | 'near';
+type Writes = 'insertOne' | 'insertMany' | 'updateById' | 'updateMany' | 'deleteById';
+
+/** Documents by id, filter and page, their count, and the plan of a query. */
+function mongoReads<T extends { _id: number }>({ collection, run, readOptions }: MongoContext): Pick<Collection<T>, Reads> {
   const findById = (id: number): Promise<T | null> =>
     run('findOne', async () => (await collection.findOne({ _id: id }, readOptions)) as unknown as T | null);
 
@@ -176,31 +183,6 @@ export function createMongoCollection<T extends { _id: number }>(
       });
     },
 
-    async insertOne(doc) {
-      assertNoUndefined(doc, 'document');
-      await run('insertOne', () => collection.insertOne(doc as unknown as StoredDocument));
-    },
-
-    async insertMany(docs) {
-      if (docs.length === 0) return [];
-      // Named `document…` like insertOne's refusal, as the embedded engine names it for both.
-      for (const doc of docs) assertNoUndefined(doc, 'document');
-      let result: { acknowledged: boolean; insertedCount: number };
-      try {
-        result = await collection.insertMany(docs as unknown as StoredDocument[], { ordered: false });
-      } catch (error) {
-        const failures = insertManyFailures(error, docs.length, indexes);
-        if (failures === null) throw translateMongoError(error, `${name}.insertMany`, indexes);
-        return failures;
-      }
-      // An acknowledged unordered insert without write errors stored every document; anything
-      // else must not pass for success.
-      if (result.acknowledged && result.insertedCount !== docs.length) {
-        throw new Error(`MongoDB ${name}.insertMany stored ${result.insertedCount} of ${docs.length} documents without reporting why`);
-      }
-      return [];
-    },
-
     findById,
 
     findOne(filter) {
@@ -215,7 +197,12 @@ export function createMongoCollection<T extends { _id: number }>(
     },
 
     count,
+  };
+}
 
+/** Values and distances: distinct values, counts per value, documents by distance. */
+function mongoAggregations<T extends { _id: number }>({ collection, run, readOptions }: MongoContext): Pick<Collection<T>, Aggregations> {
+  return {
     distinct(field, filter) {
       return run('distinct', async () => {
         const values: unknown[] = await collection.distinct(field, filter as Document, readOptions);
@@ -243,39 +230,6 @@ export function createMongoCollection<T extends { _id: number }>(
           .filter((group) => group._id !== null && group._id !== undefined)
           .map((group) => ({ value: group._id as Scalar, count: group.count }));
       });
-    },
-
-    async updateById(id, update: Update<T>) {
-      const $set = checkedSetById(update.$set as Record<string, unknown> | undefined, id);
-      const unset = update.$unset ?? [];
-      for (const field of unset) {
-        if (field === '_id') throw new UnsupportedQueryError('$unset: _id is immutable.');
-        // MongoDB: "Updating the path 'x' would create a conflict at 'x'".
-        if (Object.hasOwn($set, field)) throw new UnsupportedQueryError(`$set and $unset both target ${field}.`);
-      }
-      const driverUpdate: Document = {};
-      if (Object.keys($set).length > 0) driverUpdate.$set = $set;
-      if (unset.length > 0) driverUpdate.$unset = Object.fromEntries(unset.map((field) => [field, '']));
-      // MongoDB refuses an update document without operators; nothing to change reads the document.
-      if (Object.keys(driverUpdate).length === 0) return findById(id);
-      return run('findOneAndUpdate', async () => {
-        const after = await collection.findOneAndUpdate({ _id: id }, driverUpdate, {
-          ...readOptions,
-          returnDocument: 'after',
-        });
-        return after as unknown as T | null;
-      });
-    },
-
-    async updateMany(filter, update: ManyUpdate) {
-      const $set = checkedFields(update.$set, '$set');
-      const $pull = checkedFields(update.$pull, '$pull');
-      const driverUpdate: Document = {};
-      if (Object.keys($set).length > 0) driverUpdate.$set = $set;
-      if (Object.keys($pull).length > 0) driverUpdate.$pull = $pull;
-      if (Object.keys(driverUpdate).length === 0) return 0;
-      const result = await run('updateMany', () => collection.updateMany(filter as Document, driverUpdate));
-      return result.modifiedCount;
     },
 
     /**
@@ -308,10 +262,88 @@ export function createMongoCollection<T extends { _id: number }>(
       // Equal distances come back in no particular order; the port promises ties by _id.
       return hits.sort((a, b) => a.distance - b.distance || a._id - b._id);
     },
+  };
+}
+
+/** Inserts, updates and deletes, refused up front where the embedded engine refuses them. */
+function mongoWrites<T extends { _id: number }>(
+  { collection, name, indexes, run, readOptions }: MongoContext,
+  findById: Collection<T>['findById'],
+): Pick<Collection<T>, Writes> {
+  return {
+    async insertOne(doc) {
+      assertNoUndefined(doc, 'document');
+      await run('insertOne', () => collection.insertOne(doc as unknown as StoredDocument));
+    },
+
+    async insertMany(docs) {
+      if (docs.length === 0) return [];
+      // Named `document…` like insertOne's refusal, as the embedded engine names it for both.
+      for (const doc of docs) assertNoUndefined(doc, 'document');
+      let result: { acknowledged: boolean; insertedCount: number };
+      try {
+        result = await collection.insertMany(docs, { ordered: false });
+      } catch (error) {
+        const failures = insertManyFailures(error, docs.length, indexes);
+        if (failures === null) throw translateMongoError(error, `${name}.insertMany`, indexes);
+        return failures;
+      }
+      // An acknowledged unordered insert without write errors stored every document; anything
+      // else must not pass for success.
+      if (result.acknowledged && result.insertedCount !== docs.length) {
+        throw new Error(`MongoDB ${name}.insertMany stored ${result.insertedCount} of ${docs.length} documents without reporting why`);
+      }
+      return [];
+    },
+
+    async updateById(id, update: Update<T>) {
+      const $set = checkedSetById(update.$set, id);
+      const unset = update.$unset ?? [];
+      for (const field of unset) {
+        if (field === '_id') throw new UnsupportedQueryError('$unset: _id is immutable.');
+        // MongoDB: "Updating the path 'x' would create a conflict at 'x'".
+        if (Object.hasOwn($set, field)) throw new UnsupportedQueryError(`$set and $unset both target ${field}.`);
+      }
+      const driverUpdate: Document = {};
+      if (Object.keys($set).length > 0) driverUpdate.$set = $set;
+      if (unset.length > 0) driverUpdate.$unset = Object.fromEntries(unset.map((field) => [field, '']));
+      // MongoDB refuses an update document without operators; nothing to change reads the document.
+      if (Object.keys(driverUpdate).length === 0) return findById(id);
+      return run('findOneAndUpdate', async () => {
+        const after = await collection.findOneAndUpdate({ _id: id }, driverUpdate, {
+          ...readOptions,
+          returnDocument: 'after',
+        });
+        return after as unknown as T | null;
+      });
+    },
+
+    async updateMany(filter, update: ManyUpdate) {
+      const $set = checkedFields(update.$set, '$set');
+      const $pull = checkedFields(update.$pull, '$pull');
+      const driverUpdate: Document = {};
+      if (Object.keys($set).length > 0) driverUpdate.$set = $set;
+      if (Object.keys($pull).length > 0) driverUpdate.$pull = $pull;
+      if (Object.keys(driverUpdate).length === 0) return 0;
+      const result = await run('updateMany', () => collection.updateMany(filter as Document, driverUpdate));
+      return result.modifiedCount;
+    },
 
     async deleteById(id) {
       const result = await run('deleteOne', () => collection.deleteOne({ _id: id }));
       return result.deletedCount === 1;
     },
   };
+}
+
+export function createMongoCollection<T extends { _id: number }>(
+  collection: DriverCollection<StoredDocument>,
+  indexes: readonly IndexDefinition[],
+  limits: CollectionLimits,
+): Collection<T> {
+  const name = collection.collectionName;
+  const run = <R>(operation: string, fn: () => Promise<R>): Promise<R> => guarded(`${name}.${operation}`, fn, indexes);
+  const context: MongoContext = { collection, name, indexes, run, readOptions: { maxTimeMS: limits.operationMS } };
+  const reads = mongoReads<T>(context);
+  return { ...reads, ...mongoAggregations<T>(context), ...mongoWrites<T>(context, reads.findById) };
 }

@@ -284,7 +284,7 @@ export function insertManyFailures(
   indexes: readonly IndexDefinition[] = [],
 ): InsertManyFailure[] | null {
   if (!(error instanceof MongoBulkWriteError) || writeConcernFailed(error)) return null;
-  const writeErrors: WriteError[] = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  const writeErrors: readonly WriteError[] = Array.isArray(error.writeErrors) ? (error.writeErrors as readonly WriteError[]) : [error.writeErrors as WriteError];
   if (writeErrors.length === 0) return null;
   const inserted = (error as { result?: { insertedCount?: unknown } }).result?.insertedCount;
   if (typeof inserted !== 'number' || inserted + writeErrors.length !== documents) return null;

@@ -107,7 +107,7 @@ function normalizeListed(index: ListedIndex, wanted: IndexDefinition | undefined
 
 /** The server may list `1` as `1.0` or as a Long-like object; compare numbers as numbers. */
 function numeric(value: unknown): unknown {
-  if (typeof value === 'object' && value !== null && 'toNumber' in value && typeof (value as { toNumber: unknown }).toNumber === 'function') {
+  if (typeof value === 'object' && value !== null && 'toNumber' in value && typeof value.toNumber === 'function') {
     return (value as { toNumber(): number }).toNumber();
   }
   return value;

@@ -127,7 +127,8 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
   try {
     client = new MongoClient(options.uri, mongoClientOptions(timeouts));
   } catch (error) {
-    // The message could quote the URI, credentials included: name the class only.
+    // The message could quote the URI, credentials included: name the class only, and keep no cause.
+    // eslint-disable-next-line preserve-caught-error -- see above
     throw new Error(`Invalid MongoDB connection string (${error instanceof Error ? error.name : 'error'})`);
   }
   const db = client.db(options.dbName);

@@ -1,0 +1,93 @@
+/**
+ * The events service: single-event use cases (create, read, update — truly partial — and trash),
+ * the list, and the import's bulk writes, built from modules of one job each:
+ * read.ts (finding and access), fields.ts and links.ts (resolving a write), writes.ts (one
+ * event's writes), bulk.ts (many creates at once), list.ts (GET /events), geo.ts (geolocation).
+ */
+import { KeyedLock } from '../../lib/keyed-lock.js';
+import { type EventCreate } from '../../schemas/events.js';
+import { type Storage } from '../../storage/port.js';
+import { asSeen, type Caller } from '../access.js';
+import { type OrganizersService } from '../organizers.js';
+import { type TermsService } from '../terms.js';
+import { type VenuesService } from '../venues.js';
+import { createEventBulk } from './bulk.js';
+import { type EventInput } from './fields.js';
+import { createEventGeo } from './geo.js';
+import { createEventLinks } from './links.js';
+import { createEventList } from './list.js';
+import { createEventReads, type EventKey, type ReadOptions } from './read.js';
+import { createEventWrites } from './writes.js';
+
+export { type EventKey, type ReadOptions } from './read.js';
+
+export interface EventsServiceDeps {
+  storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
+  siteTimezone: string;
+  perPageMax: number;
+  /** GEOLOC_ENABLED: without it the geolocation parameters have no effect. */
+  geolocEnabled?: boolean;
+  /** Linked venues and organizers can be created inside an event write. */
+  venues: VenuesService;
+  organizers: OrganizersService;
+  /** Terms are named by id, slug or name; unknown names are created. */
+  categories: TermsService;
+  tags: TermsService;
+  now?: () => Date;
+}
+
+export function createEventsService({ storage, siteTimezone, perPageMax, geolocEnabled = true, venues, organizers, categories, tags, now = () => new Date() }: EventsServiceDeps) {
+  const reads = createEventReads({ storage, venues, organizers, categories, tags, now });
+  const links = createEventLinks({ storage, venues, organizers, categories, tags });
+  const writes = createEventWrites({ storage, siteTimezone, links, categories, tags, now });
+  const bulk = createEventBulk({ storage, siteTimezone, links, writes, now });
+  const geo = createEventGeo({ storage, geolocEnabled, now });
+  const { list } = createEventList({ storage, venues, organizers, categories, tags, siteTimezone, perPageMax, geolocEnabled, reads, geo, now });
+  const { findEvent, assertReadable, relationsOf } = reads;
+
+  /** Updates and trashing of one event, one at a time (see `update`). */
+  const locks = new KeyedLock<number>();
+
+  return {
+    /** GET /events: validates and resolves every parameter, then one page query. */
+    list,
+
+    async get(key: EventKey, options: ReadOptions) {
+      const doc = await findEvent(key);
+      assertReadable(doc, options);
+      return { doc: asSeen(doc, now()), relations: await relationsOf(doc, options.caller) };
+    },
+
+    /** `reservedId`: see createDoc (writes.ts). */
+    async create(input: EventCreate, caller: Caller, reservedId?: number) {
+      const stored = await writes.createDoc(input, caller, reservedId);
+      return { doc: stored, relations: await relationsOf(stored, caller) };
+    },
+
+    /**
+     * Per-field last writer wins: an update writes only the fields it changes, read-modify-write
+     * under the event's lock (KeyedLock) so derived fields follow the latest version.
+     */
+    async update(key: EventKey, input: EventInput, caller: Caller) {
+      const { _id } = await findEvent(key);
+      const updated = await locks.run(_id, async () => writes.updateDoc(await findEvent({ id: _id }), input, caller));
+      return { doc: updated, relations: await relationsOf(updated, caller) };
+    },
+
+    /** Moves the event to the trash; a second delete is 410. */
+    async trash(key: EventKey, caller: Caller) {
+      const { _id } = await findEvent(key);
+      const updated = await locks.run(_id, async () => writes.trashDoc(await findEvent({ id: _id })));
+      return { doc: updated, relations: await relationsOf(updated, caller) };
+    },
+
+    /** Bulk loading (the seed import): the writes above without the relations, and change detection. */
+    createDoc: writes.createDoc,
+    createDocs: bulk.createDocs,
+    updateDoc: writes.updateDoc,
+    trashDoc: writes.trashDoc,
+    changes: writes.changes,
+  };
+}
+
+export type EventsService = ReturnType<typeof createEventsService>;

@@ -1,0 +1,145 @@
+/**
+ * Writing one event: create, update (truly partial), trash, and the change an update would make.
+ * Every write validates the whole body and every reference before anything is written. These
+ * return the stored document without its relations: the API adds them (index.ts), the import calls
+ * these directly so a bulk load does not recount terms after every record.
+ */
+import { slugFrom } from '../../lib/slug.js';
+import { ConflictError, DuplicateKeyError, GoneError, NotFoundError } from '../../errors.js';
+import { type EventCreate } from '../../schemas/events.js';
+import { type Collection, type EventDoc, type Storage } from '../../storage/port.js';
+import { type Caller } from '../access.js';
+import { changedFields } from '../changes.js';
+import { ParamErrors } from '../input.js';
+import { type TermsService } from '../terms.js';
+import { insertWithUniqueSlug as insertUnique } from '../unique-slug.js';
+import { completeResolved, type EventInput, newEventDoc, resolveFields } from './fields.js';
+import { type EventLinkResolver, linkExisting } from './links.js';
+
+/** The unique index of event slugs: a clash on it is a slug to make unique, or a conflict. */
+export const SLUG_INDEX = 'events_slug_unique';
+
+/**
+ * Inserts under the doc's slug made unique (`firstAttempt` 2: the slug itself is known to be
+ * taken); the stored document is the answer.
+ */
+export function insertWithUniqueSlug(events: Collection<EventDoc>, doc: EventDoc, firstAttempt = 1): Promise<EventDoc> {
+  return insertUnique({
+    base: doc.slug,
+    id: doc._id,
+    slugIndex: SLUG_INDEX,
+    firstAttempt,
+    insert: async (slug) => {
+      const candidate = { ...doc, slug };
+      await events.insertOne(candidate);
+      return candidate;
+    },
+  });
+}
+
+export interface EventWritesDeps {
+  storage: Pick<Storage, 'events' | 'nextId'>;
+  siteTimezone: string;
+  links: EventLinkResolver;
+  /** Their counts include an event's terms: told after every write. */
+  categories: Pick<TermsService, 'invalidate'>;
+  tags: Pick<TermsService, 'invalidate'>;
+  now: () => Date;
+}
+
+export function createEventWrites({ storage, siteTimezone, links: linker, categories, tags, now }: EventWritesDeps) {
+  /** Term counts include this event from now on. */
+  function termsChanged(): void {
+    categories.invalidate();
+    tags.invalidate();
+  }
+
+  /** Turns the body into stored fields, checking every value and reference; throws one 400 naming all. */
+  async function resolve(input: EventInput, current: EventDoc | null, caller: Caller) {
+    const errors = new ParamErrors();
+    const at = now();
+    const set = resolveFields(input, current, errors, at, siteTimezone);
+    const { links, postParent } = await linker.resolveLinks(input, current, errors);
+    completeResolved(input, current, caller, set, postParent, errors, at);
+    return { set, links };
+  }
+
+  /** A new event's document, every value and reference checked and nested records created; not stored yet. */
+  async function prepareCreate(input: EventCreate, caller: Caller, reservedId?: number): Promise<EventDoc> {
+    const { set, links } = await resolve(input, null, caller);
+    await linker.commitLinks(set, links, caller);
+    return newEventDoc(reservedId ?? (await storage.nextId('posts')), input, set, now(), siteTimezone);
+  }
+
+  /**
+   * `reservedId` (an Idempotency-Key's create, src/services/idempotency.ts): the id to store the
+   * event under, reserved before the first attempt. An event already stored under it was stored by
+   * an earlier attempt of the same request, so it is the answer, not a reason to create another
+   * (nested venues, organizers and terms an attempt created are found again by name).
+   */
+  async function createDoc(input: EventCreate, caller: Caller, reservedId?: number): Promise<EventDoc> {
+    let stored = reservedId === undefined ? null : await storage.events.findById(reservedId);
+    try {
+      stored ??= await insertWithUniqueSlug(storage.events, await prepareCreate(input, caller, reservedId));
+    } catch (err) {
+      // The earlier attempt's insert landed after the look-up above.
+      stored = reservedId !== undefined && err instanceof DuplicateKeyError && err.index === '_id_' ? await storage.events.findById(reservedId) : null;
+      if (stored === null) throw err;
+    }
+    // Also after an earlier attempt's insert: that attempt may have ended before telling the terms.
+    termsChanged();
+    return stored;
+  }
+
+  async function updateDoc(current: EventDoc, input: EventInput, caller: Caller): Promise<EventDoc> {
+    const { set, links } = await resolve(input, current, caller);
+    if (input.slug !== undefined) {
+      const slug = slugFrom(input.slug, current.slug);
+      if (slug !== current.slug) {
+        const owner = await storage.events.findOne({ slug });
+        if (owner && owner._id !== current._id) {
+          throw new ConflictError('rest_slug_conflict', { key: 'errorMessage.rest_slug_conflict.eventId', values: { slug, id: owner._id } }, { params: { slug: 'slug is already in use.' } });
+        }
+        set.slug = slug;
+      }
+    }
+    await linker.commitLinks(set, links, caller);
+    let updated: EventDoc | null;
+    try {
+      updated = await storage.events.updateById(current._id, { $set: set });
+    } catch (err) {
+      // Lost a race for the slug between the check and the write.
+      if (err instanceof DuplicateKeyError && err.index === SLUG_INDEX) {
+        throw new ConflictError('rest_slug_conflict', { key: 'errorMessage.rest_slug_conflict.event', values: { slug: String(set.slug) } }, { params: { slug: 'slug is already in use.' } });
+      }
+      throw err;
+    }
+    if (!updated) throw new NotFoundError('event', current._id);
+    termsChanged();
+    return updated;
+  }
+
+  async function trashDoc(current: EventDoc): Promise<EventDoc> {
+    if (current.status === 'trash') throw new GoneError('event');
+    const updated = await storage.events.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } });
+    if (!updated) throw new NotFoundError('event', current._id);
+    termsChanged();
+    return updated;
+  }
+
+  /**
+   * The stored fields an update of `current` with `input` would change, resolved exactly as
+   * `updateDoc` resolves them (empty: nothing would change). Writes nothing. Linked records must be
+   * named by id (a nested venue, organizer or new term name cannot be compared).
+   */
+  async function changes(current: EventDoc, input: EventInput, caller: Caller): Promise<Partial<EventDoc>> {
+    const { set, links } = await resolve(input, current, caller);
+    if (input.slug !== undefined) set.slug = slugFrom(input.slug, current.slug);
+    if (!linkExisting(set, links)) throw new Error('changes() needs linked records named by id');
+    return changedFields(current, set, ['modifiedUtc']);
+  }
+
+  return { createDoc, updateDoc, trashDoc, changes, termsChanged };
+}
+
+export type EventWrites = ReturnType<typeof createEventWrites>;
