@@ -5,15 +5,7 @@
  * and descriptions from a small vocabulary so text search has hits. Deterministic for a seed.
  */
 import { searchTermsOf } from '../src/lib/text.js';
-import {
-  type CategoryDoc,
-  type EventDoc,
-  type OrganizerDoc,
-  type PostStatus,
-  type Storage,
-  type TagDoc,
-  type VenueDoc,
-} from '../src/storage/port.js';
+import { type CategoryDoc, type EventDoc, type OrganizerDoc, type PostStatus, type Storage, type TagDoc, type VenueDoc } from '../src/storage/port.js';
 
 export interface CalendarOptions {
   events: number;
@@ -57,18 +49,90 @@ export function randomGenerator(seed: number): () => number {
 }
 
 export const KINDS = [
-  'concert', 'festival', 'workshop', 'lecture', 'exhibition', 'market', 'meetup', 'screening', 'reading', 'tour',
-  'tasting', 'recital', 'performance', 'class', 'conference', 'fair', 'party', 'walk', 'quiz', 'session',
+  'concert',
+  'festival',
+  'workshop',
+  'lecture',
+  'exhibition',
+  'market',
+  'meetup',
+  'screening',
+  'reading',
+  'tour',
+  'tasting',
+  'recital',
+  'performance',
+  'class',
+  'conference',
+  'fair',
+  'party',
+  'walk',
+  'quiz',
+  'session',
 ];
 export const TOPICS = [
-  'jazz', 'blues', 'classical', 'folk', 'rock', 'opera', 'poetry', 'cinema', 'photography', 'pottery', 'painting',
-  'science', 'history', 'astronomy', 'gardening', 'cooking', 'wine', 'coffee', 'chess', 'yoga', 'dance', 'theatre',
-  'comedy', 'architecture', 'design', 'robotics', 'literature', 'philosophy', 'cycling', 'running', 'birdwatching',
-  'sculpture', 'choir', 'piano', 'guitar', 'violin', 'electronic', 'vintage', 'crafts', 'beer',
+  'jazz',
+  'blues',
+  'classical',
+  'folk',
+  'rock',
+  'opera',
+  'poetry',
+  'cinema',
+  'photography',
+  'pottery',
+  'painting',
+  'science',
+  'history',
+  'astronomy',
+  'gardening',
+  'cooking',
+  'wine',
+  'coffee',
+  'chess',
+  'yoga',
+  'dance',
+  'theatre',
+  'comedy',
+  'architecture',
+  'design',
+  'robotics',
+  'literature',
+  'philosophy',
+  'cycling',
+  'running',
+  'birdwatching',
+  'sculpture',
+  'choir',
+  'piano',
+  'guitar',
+  'violin',
+  'electronic',
+  'vintage',
+  'crafts',
+  'beer',
 ];
 const ADJECTIVES = [
-  'spring', 'summer', 'autumn', 'winter', 'evening', 'morning', 'late-night', 'family', 'community', 'open-air',
-  'international', 'local', 'annual', 'weekly', 'monthly', 'charity', 'student', 'grand', 'intimate', 'free',
+  'spring',
+  'summer',
+  'autumn',
+  'winter',
+  'evening',
+  'morning',
+  'late-night',
+  'family',
+  'community',
+  'open-air',
+  'international',
+  'local',
+  'annual',
+  'weekly',
+  'monthly',
+  'charity',
+  'student',
+  'grand',
+  'intimate',
+  'free',
 ];
 const SENTENCES = [
   'Join us for an unforgettable experience with friends and neighbours.',
@@ -169,9 +233,7 @@ export async function generateCalendar(storage: Storage, options: CalendarOption
       website: '',
       showMap: true,
       showMapLink: true,
-      location: located
-        ? { type: 'Point', coordinates: [place.lng + (random() - 0.5) * 0.6, place.lat + (random() - 0.5) * 0.4] }
-        : null,
+      location: located ? { type: 'Point', coordinates: [place.lng + (random() - 0.5) * 0.6, place.lat + (random() - 0.5) * 0.4] } : null,
       geoSource: located ? 'provided' : null,
     };
     venue.searchTerms = searchTermsOf(venue.name, venue.description, venue.address, venue.city, venue.zip, venue.phone);
@@ -218,7 +280,8 @@ export async function generateCalendar(storage: Storage, options: CalendarOption
     const roll = random();
     const durationMs = allDay ? DAY - 1000 : roll < 0.97 ? (1 + Math.floor(random() * 4)) * HOUR : (1 + Math.floor(random() * 7)) * DAY;
     const statusRoll = random();
-    const status: PostStatus = statusRoll < 0.95 ? 'publish' : statusRoll < 0.97 ? 'draft' : statusRoll < 0.98 ? 'pending' : statusRoll < 0.99 ? 'private' : 'future';
+    const status: PostStatus =
+      statusRoll < 0.95 ? 'publish' : statusRoll < 0.97 ? 'draft' : statusRoll < 0.98 ? 'pending' : statusRoll < 0.99 ? 'private' : 'future';
     const venueId = random() < 0.9 ? pick(allVenueIds) : null;
     const organizers = new Set<number>();
     for (let k = Math.floor(random() * 3); k > 0; k--) organizers.add(pick(organizerIds));

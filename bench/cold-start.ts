@@ -269,10 +269,13 @@ function report(label: string, samples: Figures[]): void {
   }
 }
 
-const checkouts = flags.baseline === undefined ? [{ name: 'this checkout', dir: THIS_CHECKOUT }] : [
-  { name: `baseline ${flags.baseline}`, dir: path.resolve(flags.baseline) },
-  { name: 'this checkout', dir: THIS_CHECKOUT },
-];
+const checkouts =
+  flags.baseline === undefined
+    ? [{ name: 'this checkout', dir: THIS_CHECKOUT }]
+    : [
+        { name: `baseline ${flags.baseline}`, dir: path.resolve(flags.baseline) },
+        { name: 'this checkout', dir: THIS_CHECKOUT },
+      ];
 await warmClient();
 const samples = new Map(checkouts.map((c) => [c.name, PHASES.map(() => [] as Figures[])]));
 for (const checkout of checkouts) {

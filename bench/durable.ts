@@ -102,7 +102,10 @@ async function serve(dataDir: string): Promise<void> {
   report({ port: address.port, openMs, openRss, documents: await storage.events.count({}) });
   process.on('message', () => {
     report({ peakRss: peakRss() });
-    void app.close().then(() => storage.close()).then(() => process.exit(0));
+    void app
+      .close()
+      .then(() => storage.close())
+      .then(() => process.exit(0));
   });
 }
 
@@ -111,9 +114,14 @@ function child(args: string[], script: 'seed' | 'start'): { next: () => Promise<
   const queue: Report[] = [];
   const waiting: Array<(report: Report) => void> = [];
   proc.on('message', (message: Report) => (waiting.length > 0 ? waiting.shift()!(message) : queue.push(message)));
-  const done = new Promise<void>((resolve, reject) => proc.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')}: exit ${code}`)))));
+  const done = new Promise<void>((resolve, reject) =>
+    proc.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')}: exit ${code}`)))),
+  );
   return {
-    next: () => (queue.length > 0 ? Promise.resolve(queue.shift()!) : Promise.race([new Promise<Report>((resolve) => waiting.push(resolve)), done.then(() => Promise.reject(new Error('child ended')))])),
+    next: () =>
+      queue.length > 0
+        ? Promise.resolve(queue.shift()!)
+        : Promise.race([new Promise<Report>((resolve) => waiting.push(resolve)), done.then(() => Promise.reject(new Error('child ended')))]),
     done,
     send: () => void proc.send('stop'),
   };
@@ -123,9 +131,19 @@ function child(args: string[], script: 'seed' | 'start'): { next: () => Promise<
 async function posts(port: number, count: number, tag: string): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
-    const body = JSON.stringify({ title: `Bench ${tag} ${i}`, description: `<p>Created by the durable bench, number ${i}.</p>`, start_date: '2031-05-01 19:00:00', end_date: '2031-05-01 22:00:00', cost: '12' });
+    const body = JSON.stringify({
+      title: `Bench ${tag} ${i}`,
+      description: `<p>Created by the durable bench, number ${i}.</p>`,
+      start_date: '2031-05-01 19:00:00',
+      end_date: '2031-05-01 22:00:00',
+      cost: '12',
+    });
     const t = performance.now();
-    const response = await fetch(`http://127.0.0.1:${port}/calendar/events/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body });
+    const response = await fetch(`http://127.0.0.1:${port}/calendar/events/v1/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body,
+    });
     await response.arrayBuffer();
     times.push(performance.now() - t);
     if (response.status !== 201) throw new Error(`POST /events answered ${response.status}`);

@@ -39,7 +39,8 @@ function parseArgs(argv: string[]): Options {
     else throw new Error(`unknown argument ${arg}`);
   }
   if (!Number.isInteger(options.events) || options.events < 1) throw new Error('--events needs a positive whole number');
-  if (options.stores.length === 0 || options.stores.some((store) => !STORES.includes(store))) throw new Error(`--store takes ${STORES.join(', ')} (comma-separated)`);
+  if (options.stores.length === 0 || options.stores.some((store) => !STORES.includes(store)))
+    throw new Error(`--store takes ${STORES.join(', ')} (comma-separated)`);
   return options;
 }
 
@@ -61,7 +62,16 @@ function count(seedScript: string, files: string, store: Store, work: string): P
   delete env.DATA_DIR;
   if (store === 'durable') env.DATA_DIR = mkdtempSync(path.join(work, 'data-'));
   // The Node options of `npm run seed`, plus --predictable.
-  const args = ['--tool=cachegrind', '--cache-sim=no', `--cachegrind-out-file=${path.join(work, 'cachegrind.out.%p')}`, process.execPath, '--predictable', ...scriptNodeFlags('seed'), seedScript, files];
+  const args = [
+    '--tool=cachegrind',
+    '--cache-sim=no',
+    `--cachegrind-out-file=${path.join(work, 'cachegrind.out.%p')}`,
+    process.execPath,
+    '--predictable',
+    ...scriptNodeFlags('seed'),
+    seedScript,
+    files,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn('valgrind', args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';

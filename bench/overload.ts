@@ -33,7 +33,12 @@ console.log(`  generated in ${(server.generatedMs / 1000).toFixed(1)} s; server 
 
 try {
   // Warm up gently (JIT, clause caches), then start the measurement afresh.
-  await autocannon({ url: base, connections: 8, duration: 3, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: urls[Math.floor(Math.random() * urls.length)]! }) }] });
+  await autocannon({
+    url: base,
+    connections: 8,
+    duration: 3,
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: urls[Math.floor(Math.random() * urls.length)]! }) }],
+  });
   const before = await serverFigures(server.child);
 
   let next = 0;
@@ -82,12 +87,14 @@ try {
 
   const total = [...statuses.values()].reduce((sum, n) => sum + n, 0);
   const other = [...statuses].filter(([code]) => code !== 200 && code !== 503).reduce((sum, [, n]) => sum + n, 0);
-  console.log(`\nOverload: ${connections} connections for ${duration} s, GET /calendar/events/v1/events (mixed filters), MAX_EVENT_LOOP_DELAY_MS=${flags['shed-ms']}\n`);
+  console.log(
+    `\nOverload: ${connections} connections for ${duration} s, GET /calendar/events/v1/events (mixed filters), MAX_EVENT_LOOP_DELAY_MS=${flags['shed-ms']}\n`,
+  );
   console.log('| figure | value |');
   console.log('|:--|--:|');
   const row = (name: string, value: string): void => console.log(`| ${name} | ${value} |`);
   row('responses', total.toLocaleString('en'));
-  row('200 (served)', `${(statuses.get(200) ?? 0).toLocaleString('en')} (${(result.requests.average).toFixed(0)} req/s overall)`);
+  row('200 (served)', `${(statuses.get(200) ?? 0).toLocaleString('en')} (${result.requests.average.toFixed(0)} req/s overall)`);
   row('503 `server-overloaded` (shed, with Retry-After)', (statuses.get(503) ?? 0).toLocaleString('en'));
   row('any other status', String(other));
   row('socket errors / timeouts', `${result.errors} / ${result.timeouts}`);

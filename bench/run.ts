@@ -106,7 +106,9 @@ for (const size of sizes) {
         gcShare: figures.gcMs / (duration * 1000),
       };
       rows.push(row);
-      console.log(`  ${scenario.padEnd(9)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  RSS ${row.peakRssMiB} MiB (heap ${row.heapAtPeakMiB})  longest stall ${row.stallMs} ms  GC ${(row.gcShare * 100).toFixed(0)}%`);
+      console.log(
+        `  ${scenario.padEnd(9)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  RSS ${row.peakRssMiB} MiB (heap ${row.heapAtPeakMiB})  longest stall ${row.stallMs} ms  GC ${(row.gcShare * 100).toFixed(0)}%`,
+      );
     }
   } finally {
     await stopServer(child);

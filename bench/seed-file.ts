@@ -22,7 +22,33 @@ export async function writeSeedFiles(dir: string, options: SeedFileOptions): Pro
   return eventsFile;
 }
 
-const WORDS = ['concert', 'jazz', 'night', 'festival', 'workshop', 'lecture', 'market', 'walk', 'screening', 'recital', 'dance', 'opera', 'family', 'morning', 'evening', 'spring', 'summer', 'autumn', 'winter', 'harbour', 'garden', 'modern', 'classic', 'piano', 'strings'];
+const WORDS = [
+  'concert',
+  'jazz',
+  'night',
+  'festival',
+  'workshop',
+  'lecture',
+  'market',
+  'walk',
+  'screening',
+  'recital',
+  'dance',
+  'opera',
+  'family',
+  'morning',
+  'evening',
+  'spring',
+  'summer',
+  'autumn',
+  'winter',
+  'harbour',
+  'garden',
+  'modern',
+  'classic',
+  'piano',
+  'strings',
+];
 
 /** Writes the events file, streaming (the file never exists in memory). */
 async function writeEvents(file: string, options: SeedFileOptions): Promise<void> {
@@ -32,12 +58,17 @@ async function writeEvents(file: string, options: SeedFileOptions): Promise<void
   const organizers = load('organizers').map((o) => o.slug);
   const categories = load('categories').map((c) => c.slug);
   const tags = load('tags').map((t) => t.slug);
-  const zones = new Map(load('events').filter((e) => e.venue).map((e) => [e.venue as string, e.timezone as string]));
+  const zones = new Map(
+    load('events')
+      .filter((e) => e.venue)
+      .map((e) => [e.venue as string, e.timezone as string]),
+  );
   const next = random(42);
   const pick = <T>(list: T[]): T => list[Math.floor(next() * list.length)] as T;
   const out = createWriteStream(file);
   const csvCell = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-  if (options.format === 'csv') out.write('slug,title,start_date,end_date,timezone,venue,organizer,categories,tags,cost,website,featured,post_parent,description\n');
+  if (options.format === 'csv')
+    out.write('slug,title,start_date,end_date,timezone,venue,organizer,categories,tags,cost,website,featured,post_parent,description\n');
   const base = Date.UTC(new Date().getUTCFullYear() + 1, 0, 1);
   let parent: string | null = null;
   for (let i = 0; i < options.events; i++) {
@@ -74,4 +105,3 @@ async function writeEvents(file: string, options: SeedFileOptions): Promise<void
   out.end();
   await once(out, 'finish');
 }
-

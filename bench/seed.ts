@@ -118,11 +118,25 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'calendar-bench-seed-'));
   const t = performance.now();
   const eventsFile = await writeSeedFiles(dir, options);
-  process.stdout.write(`generated ${options.events.toLocaleString('en-US')} events (${options.format}) in ${((performance.now() - t) / 1000).toFixed(1)} s: ${eventsFile}\n`);
+  process.stdout.write(
+    `generated ${options.events.toLocaleString('en-US')} events (${options.format}) in ${((performance.now() - t) / 1000).toFixed(1)} s: ${eventsFile}\n`,
+  );
   try {
     for (const store of options.stores) {
       // A process per store: each load starts from a fresh heap, as `npm run seed` does.
-      const args = [...process.execArgv, ...SEED_NODE_FLAGS, fileURLToPath(import.meta.url), '--child-dir', dir, '--store', store, '--events', String(options.events), '--runs', String(options.runs)];
+      const args = [
+        ...process.execArgv,
+        ...SEED_NODE_FLAGS,
+        fileURLToPath(import.meta.url),
+        '--child-dir',
+        dir,
+        '--store',
+        store,
+        '--events',
+        String(options.events),
+        '--runs',
+        String(options.runs),
+      ];
       const child = spawnSync(process.execPath, args, { stdio: 'inherit' });
       if (child.status !== 0) throw new Error(`measuring ${store} failed (exit ${child.status ?? child.signal})`);
     }

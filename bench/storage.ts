@@ -45,7 +45,9 @@ for (const size of sizes) {
   const storage = createEmbeddedStorage({ indexes, reason: 'bench' });
   const started = performance.now();
   const facts = await generateCalendar(storage, { events: size, now: new Date() });
-  console.log(`\n${size} events generated in ${((performance.now() - started) / 1000).toFixed(1)} s, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+  console.log(
+    `\n${size} events generated in ${((performance.now() - started) / 1000).toFixed(1)} s, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
+  );
   console.log('scenario   mean µs   p50 µs   p99 µs   max µs   avg total');
   for (const [name, scenario] of Object.entries(scenarios)) {
     const random = randomGenerator(7);

@@ -23,7 +23,15 @@ import { ROOTS } from '../src/routes/roots.js';
 import { createEmbeddedStorage } from '../src/storage/embedded/index.js';
 
 const executablePath = process.argv.find((a) => a.startsWith('--chromium='))?.slice('--chromium='.length) ?? '/usr/bin/chromium';
-const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const TIMEOUT_MS = 30_000;
 const NS = 'calendar/events/v1';
 

@@ -96,8 +96,7 @@ export const CONFIG_ANNOTATIONS = ['docDefault', 'docValues', 'invalid'] as cons
 
 const MIN_TOKEN_LENGTH = 24;
 
-const whole = (value: number, minimum: number, maximum: number, description: string) =>
-  Type.Integer({ default: value, minimum, maximum, description });
+const whole = (value: number, minimum: number, maximum: number, description: string) => Type.Integer({ default: value, minimum, maximum, description });
 const oneOf = <T extends string>(values: readonly T[], value: T, description: string) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], default: value, description });
 
@@ -163,7 +162,11 @@ export const ConfigSchema = Type.Object(
       }),
     ),
     CORS_ORIGINS: Type.Optional(
-      Type.String({ docDefault: '— (no CORS)', docValues: 'http(s) origins, comma-separated, or `*`', description: 'Origins allowed to call the API from a browser' }),
+      Type.String({
+        docDefault: '— (no CORS)',
+        docValues: 'http(s) origins, comma-separated, or `*`',
+        description: 'Origins allowed to call the API from a browser',
+      }),
     ),
     BODY_LIMIT: whole(1_048_576, 1024, 100 * 1_048_576, 'Largest request body in bytes (larger → 413)'),
     REQUEST_TIMEOUT_MS: whole(30_000, 1000, 600_000, 'Time allowed for a whole request'),
@@ -175,7 +178,12 @@ export const ConfigSchema = Type.Object(
       10_000_000,
       'Read requests (every method but `POST`, `PUT`, `PATCH` and `DELETE`) per minute and address of anonymous callers (no token, or one not in `API_TOKENS`; requests refused for their credentials count too); 0 = off',
     ),
-    RATE_LIMIT_WRITES: whole(120, 0, 10_000_000, 'Write requests (`POST`, `PUT`, `PATCH`, `DELETE`) per minute and address of anonymous callers, counted like `RATE_LIMIT_READS`; 0 = off'),
+    RATE_LIMIT_WRITES: whole(
+      120,
+      0,
+      10_000_000,
+      'Write requests (`POST`, `PUT`, `PATCH`, `DELETE`) per minute and address of anonymous callers, counted like `RATE_LIMIT_READS`; 0 = off',
+    ),
     RATE_LIMIT_TOKEN_READS: whole(
       60_000,
       0,
@@ -231,8 +239,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 type SettingSchema = TSchema & { type?: string; minimum?: number; maximum?: number; invalid?: string };
 
-const settingSchema = (name: string): SettingSchema | undefined =>
-  (ConfigSchema.properties as Record<string, SettingSchema | undefined>)[name];
+const settingSchema = (name: string): SettingSchema | undefined => (ConfigSchema.properties as Record<string, SettingSchema | undefined>)[name];
 
 /**
  * The pre-step: the schema's variables, trimmed, a blank value left out (it means unset, so
@@ -349,7 +356,11 @@ function allowedHostsOf(raw: string | undefined, host: string, publicUrl: string
     if (!names.includes(parsed.hostname)) names.push(parsed.hostname);
   };
   if (raw !== undefined) {
-    for (const name of raw.split(',').map((n) => n.trim()).filter(Boolean)) add(name, 'ALLOWED_HOSTS');
+    for (const name of raw
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean))
+      add(name, 'ALLOWED_HOSTS');
     return Object.freeze(names);
   }
   for (const name of LOOPBACK_HOSTS) add(name, 'ALLOWED_HOSTS');
@@ -376,7 +387,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (s.STORAGE === 'mongodb' && mongodbUri === null) {
     throw new ConfigError('STORAGE', 'is mongodb but MONGODB_URI is not set');
   }
-  const corsOrigins = s.CORS_ORIGINS === undefined ? [] : s.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
+  const corsOrigins =
+    s.CORS_ORIGINS === undefined
+      ? []
+      : s.CORS_ORIGINS.split(',')
+          .map((o) => o.trim())
+          .filter(Boolean);
   for (const origin of corsOrigins) {
     if (origin !== '*') parseUrl('CORS_ORIGINS', origin);
   }

@@ -83,13 +83,7 @@ export class ApiError extends Error {
   readonly messageKey: ErrorMessageKey;
   readonly messageValues: MessageValues;
 
-  constructor(
-    statusCode: number,
-    code: ErrorCode,
-    message: ErrorMessage,
-    data: ErrorData = {},
-    headers: Record<string, string> = {},
-  ) {
+  constructor(statusCode: number, code: ErrorCode, message: ErrorMessage, data: ErrorData = {}, headers: Record<string, string> = {}) {
     const { key, values } = typeof message === 'string' ? { key: message, values: {} } : message;
     super(formatMessage('en', key, values));
     this.name = new.target.name;
@@ -116,11 +110,16 @@ export function isClientError(error: unknown): error is ApiError {
 export class InvalidParamsError extends ApiError {
   constructor(params: Record<string, string>, details: Record<string, unknown> = {}) {
     // The parameter names are listed in the message in every language; their texts in `params` are English.
-    super(400, 'rest_invalid_param', { key: 'errorMessage.rest_invalid_param', values: { params: Object.keys(params).join(', ') } }, {
-      params,
-      // The reference serialises an empty PHP array as `[]`.
-      details: Object.keys(details).length > 0 ? details : [],
-    });
+    super(
+      400,
+      'rest_invalid_param',
+      { key: 'errorMessage.rest_invalid_param', values: { params: Object.keys(params).join(', ') } },
+      {
+        params,
+        // The reference serialises an empty PHP array as `[]`.
+        details: Object.keys(details).length > 0 ? details : [],
+      },
+    );
   }
 }
 
@@ -131,9 +130,14 @@ export function invalidParam(name: string, message = 'Invalid parameter.'): Inva
 /** 400 `rest_missing_callback_param`: required parameters absent. */
 export class MissingParamsError extends ApiError {
   constructor(names: string[]) {
-    super(400, 'rest_missing_callback_param', { key: 'errorMessage.rest_missing_callback_param', values: { params: names.join(', ') } }, {
-      params: names,
-    });
+    super(
+      400,
+      'rest_missing_callback_param',
+      { key: 'errorMessage.rest_missing_callback_param', values: { params: names.join(', ') } },
+      {
+        params: names,
+      },
+    );
   }
 }
 
@@ -212,9 +216,15 @@ export class IdempotencyKeyMismatchError extends ApiError {
 /** 409 `rest_idempotency_in_progress`: a request with this Idempotency-Key is still running; Retry-After says when it may be sent again. */
 export class IdempotencyInProgressError extends ApiError {
   constructor(retryAfterSeconds: number) {
-    super(409, 'rest_idempotency_in_progress', 'errorMessage.rest_idempotency_in_progress', {}, {
-      'retry-after': String(Math.max(1, retryAfterSeconds)),
-    });
+    super(
+      409,
+      'rest_idempotency_in_progress',
+      'errorMessage.rest_idempotency_in_progress',
+      {},
+      {
+        'retry-after': String(Math.max(1, retryAfterSeconds)),
+      },
+    );
   }
 }
 

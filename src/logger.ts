@@ -82,9 +82,7 @@ export function appLogging(
 ): Pick<FastifyServerOptions, 'logger' | 'childLoggerFactory'> & { loggerInstance?: FastifyBaseLogger } {
   const given = logger === undefined ? loggerOptions(level) : logger;
   const logging =
-    given !== null && typeof given === 'object' && 'child' in given
-      ? { loggerInstance: given }
-      : { logger: given as FastifyServerOptions['logger'] };
+    given !== null && typeof given === 'object' && 'child' in given ? { loggerInstance: given } : { logger: given as FastifyServerOptions['logger'] };
   return { ...logging, childLoggerFactory: redactingChildLoggerFactory };
 }
 

@@ -27,7 +27,10 @@ function parseCompactArgs(argv: readonly string[]): { help: boolean } {
 
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
-export async function compactCli(argv: readonly string[], options: { out?: OutputStream; err?: OutputStream; env?: Record<string, string | undefined> } = {}): Promise<number> {
+export async function compactCli(
+  argv: readonly string[],
+  options: { out?: OutputStream; err?: OutputStream; env?: Record<string, string | undefined> } = {},
+): Promise<number> {
   const out = options.out ?? process.stdout;
   const err = options.err ?? process.stderr;
   const started = startCli(argv, parseCompactArgs, { name: 'compact', usage: COMPACT_USAGE, env: options.env, out, err });

@@ -50,7 +50,8 @@ export function parseIndexesArgs(argv: readonly string[]): IndexesArgs {
     else if (arg === '--help' || arg === '-h') args.help = true;
     else throw new UsageError(`unknown argument ${arg}`);
   }
-  if (args.check && (args.recreate || args.dropUnknown)) throw new UsageError('--check changes nothing; it cannot be combined with --recreate or --drop-unknown');
+  if (args.check && (args.recreate || args.dropUnknown))
+    throw new UsageError('--check changes nothing; it cannot be combined with --recreate or --drop-unknown');
   return args;
 }
 
@@ -102,7 +103,11 @@ export function describeIndexSync(report: IndexSyncReport, mode: IndexSyncMode):
   const { changed, unknown, missing } = report.remaining;
   const left = changed.length + unknown.length + missing.length;
   if (mode.check) {
-    lines.push(left === 0 ? 'The database matches indexes/.' : `The database differs from indexes/: ${missing.length} missing, ${changed.length} changed, ${unknown.length} unknown.`);
+    lines.push(
+      left === 0
+        ? 'The database matches indexes/.'
+        : `The database differs from indexes/: ${missing.length} missing, ${changed.length} changed, ${unknown.length} unknown.`,
+    );
     return { lines, exitCode: left === 0 ? 0 : 1 };
   }
   const done = `${report.created.length} created, ${report.recreated.length} rebuilt, ${report.dropped.length} dropped`;
@@ -131,11 +136,19 @@ export async function indexesCli(argv: readonly string[], options: IndexesCliOpt
   const { args, config } = started;
   if (config.mongodbUri === null || config.storage === 'embedded' || config.storage === 'memory-server') {
     const engine = config.storage === 'memory-server' ? 'in-memory MongoDB server' : 'embedded engine';
-    out.write(`No MongoDB database to sync: the ${engine} builds its indexes from indexes/ every time it starts. Set MONGODB_URI to sync a MongoDB database.\n`);
+    out.write(
+      `No MongoDB database to sync: the ${engine} builds its indexes from indexes/ every time it starts. Set MONGODB_URI to sync a MongoDB database.\n`,
+    );
     return 0;
   }
   try {
-    const report = await syncMongoIndexes({ uri: config.mongodbUri, dbName: config.mongodbDb, indexes: options.indexes ?? definedIndexes, mode: args, ...(options.mongoTimeouts ? { timeouts: options.mongoTimeouts } : {}) });
+    const report = await syncMongoIndexes({
+      uri: config.mongodbUri,
+      dbName: config.mongodbDb,
+      indexes: options.indexes ?? definedIndexes,
+      mode: args,
+      ...(options.mongoTimeouts ? { timeouts: options.mongoTimeouts } : {}),
+    });
     const { lines, exitCode } = describeIndexSync(report, args);
     out.write(`${lines.join('\n')}\n`);
     return exitCode;

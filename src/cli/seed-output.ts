@@ -18,7 +18,10 @@ const number = (n: number): string => n.toLocaleString('en-US');
  * A reporter writing to `err`. On a terminal the progress is one line redrawn at most every 100 ms;
  * otherwise a line each 10 % (or each 5 s when the total is unknown).
  */
-export function createConsoleReporter(err: OutputStream, { clock = () => performance.now() }: { clock?: () => number } = {}): SeedReporter & { finish(): void } {
+export function createConsoleReporter(
+  err: OutputStream,
+  { clock = () => performance.now() }: { clock?: () => number } = {},
+): SeedReporter & { finish(): void } {
   const tty = err.isTTY === true;
   let phase: SeedPhase | null = null;
   let phaseStart = 0;
@@ -144,7 +147,13 @@ export function formatSummary(report: SeedReport, { prune = false, yes = false }
     const pending = pruneLines(report.prune, yes, report.dryRun);
     if (pending.length === 0) lines.push('Prune: every stored record is in the files; nothing to remove.');
     else {
-      lines.push(report.outcome === 'prune-unconfirmed' ? 'Prune: these records are not in the files and would be removed; run again with --yes to remove them:' : report.dryRun ? 'Prune (dry run): would remove:' : 'Prune:');
+      lines.push(
+        report.outcome === 'prune-unconfirmed'
+          ? 'Prune: these records are not in the files and would be removed; run again with --yes to remove them:'
+          : report.dryRun
+            ? 'Prune (dry run): would remove:'
+            : 'Prune:',
+      );
       lines.push(...pending);
     }
   }

@@ -74,7 +74,10 @@ export function parseSeedArgs(argv: readonly string[]): SeedArgs {
       continue;
     }
     const arg = argv[token.index] as string;
-    const known = token.kind === 'option' && Object.hasOwn(OPTIONS, token.name) && (arg === token.rawName || (token.inlineValue === true && arg.startsWith(`${token.rawName}=`)));
+    const known =
+      token.kind === 'option' &&
+      Object.hasOwn(OPTIONS, token.name) &&
+      (arg === token.rawName || (token.inlineValue === true && arg.startsWith(`${token.rawName}=`)));
     if (!known) throw new UsageError(`unknown option ${arg}`);
     switch (token.name as keyof typeof OPTIONS) {
       case 'dry-run':
@@ -126,7 +129,9 @@ export async function seedCli(argv: readonly string[], options: SeedCliOptions =
       storage = await createStorage(config, { info: (m) => err.write(`${m}\n`), warn: (m) => err.write(`${m}\n`) });
       await storage.ensureIndexes();
       if (storage.engine === 'embedded' && config.dataDir === null && !args.dryRun) {
-        err.write('Note: the embedded engine without DATA_DIR keeps nothing once this command ends; set DATA_DIR (npm run seed uses ./data, like npm start) or MONGODB_URI.\n');
+        err.write(
+          'Note: the embedded engine without DATA_DIR keeps nothing once this command ends; set DATA_DIR (npm run seed uses ./data, like npm start) or MONGODB_URI.\n',
+        );
       }
     }
     const report = await runSeed({

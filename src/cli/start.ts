@@ -21,7 +21,11 @@ export interface CliStart {
 }
 
 /** The parsed arguments and the configuration, or the exit code when the command ends here. */
-export function startCli<A extends { help: boolean }>(argv: readonly string[], parse: (argv: readonly string[]) => A, cli: CliStart): { args: A; config: Config } | number {
+export function startCli<A extends { help: boolean }>(
+  argv: readonly string[],
+  parse: (argv: readonly string[]) => A,
+  cli: CliStart,
+): { args: A; config: Config } | number {
   try {
     const args = parse(argv);
     if (args.help) {

@@ -18,12 +18,7 @@ import {
   EventPatchSchema,
   EventResponseSchema,
 } from '../schemas/events.js';
-import {
-  OrganizerCreateSchema,
-  OrganizerListResponseSchema,
-  OrganizerPatchSchema,
-  OrganizerResponseSchema,
-} from '../schemas/organizers.js';
+import { OrganizerCreateSchema, OrganizerListResponseSchema, OrganizerPatchSchema, OrganizerResponseSchema } from '../schemas/organizers.js';
 import {
   CategoryCreateSchema,
   CategoryListResponseSchema,

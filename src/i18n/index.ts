@@ -46,7 +46,6 @@ export function languageOfRoot(root: string): Language {
   return (LANGUAGES as readonly string[]).includes(candidate) ? (candidate as Language) : 'en';
 }
 
-
 /**
  * The language of a request from its URL: the root is the URL's first path segment when that is a
  * language (`/de/…` German, `/fr/…` French), else English (`''`, `/en`, and paths under no root).

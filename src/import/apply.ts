@@ -13,7 +13,18 @@ import { forEachLimit } from './memory.js';
 import { SeedError } from './report.js';
 import { type SeedEvent } from './schemas.js';
 import { formatPosition, readSourceSteps, type SeedSource, unchangedSince } from './sources.js';
-import { CALLER, eachRef, type Entry, type KeptEvent, type PreparedEvent, type RunState, SMALL, type SmallResource, stopAt, type WriteResult } from './state.js';
+import {
+  CALLER,
+  eachRef,
+  type Entry,
+  type KeptEvent,
+  type PreparedEvent,
+  type RunState,
+  SMALL,
+  type SmallResource,
+  stopAt,
+  type WriteResult,
+} from './state.js';
 
 export async function apply(run: RunState): Promise<void> {
   run.done = 0;
@@ -38,7 +49,10 @@ async function applyCategories(run: RunState): Promise<void> {
     ordered.push(entry);
   };
   entries.forEach(place);
-  const stored = await run.storedBySlug('categories', entries.map((e) => e.slug));
+  const stored = await run.storedBySlug(
+    'categories',
+    entries.map((e) => e.slug),
+  );
   for (const entry of ordered) {
     const fields = categoryFields(run, entry.record);
     await run.attempt('categories', entry.position, entry.slug, () => upsertTerm(run, 'categories', entry.slug, stored.get(entry.slug), fields));
@@ -46,7 +60,10 @@ async function applyCategories(run: RunState): Promise<void> {
 }
 
 async function applyTags(run: RunState): Promise<void> {
-  const stored = await run.storedBySlug('tags', run.entries.tags.map((e) => e.slug));
+  const stored = await run.storedBySlug(
+    'tags',
+    run.entries.tags.map((e) => e.slug),
+  );
   await forEachLimit(run.entries.tags, run.concurrency, (entry) =>
     run.attempt('tags', entry.position, entry.slug, () =>
       upsertTerm(run, 'tags', entry.slug, stored.get(entry.slug), { name: entry.record.name, description: entry.record.description, parentId: undefined }),
@@ -54,7 +71,13 @@ async function applyTags(run: RunState): Promise<void> {
   );
 }
 
-async function upsertTerm(run: RunState, taxonomy: 'categories' | 'tags', slug: string, current: TermDoc | undefined, fields: TermFields): Promise<WriteResult> {
+async function upsertTerm(
+  run: RunState,
+  taxonomy: 'categories' | 'tags',
+  slug: string,
+  current: TermDoc | undefined,
+  fields: TermFields,
+): Promise<WriteResult> {
   const service = run.terms[taxonomy];
   if (current) {
     run.ids[taxonomy].defined.set(slug, current._id);
@@ -75,7 +98,10 @@ async function upsertTerm(run: RunState, taxonomy: 'categories' | 'tags', slug: 
 async function applyLinkedPosts(run: RunState, resource: 'venues' | 'organizers'): Promise<void> {
   const service = resource === 'venues' ? run.venues : run.organizers;
   const entries = run.entries[resource] as Array<Entry<'venues'> | Entry<'organizers'>>;
-  const stored = await run.storedBySlug(resource, entries.map((e) => e.slug));
+  const stored = await run.storedBySlug(
+    resource,
+    entries.map((e) => e.slug),
+  );
   await forEachLimit(entries, run.concurrency, (entry) =>
     run.attempt(resource, entry.position, entry.slug, async () => {
       const current = stored.get(entry.slug);
@@ -138,7 +164,12 @@ async function applyEvents(run: RunState, source: SeedSource): Promise<void> {
 }
 
 /** One batch: its stored events and references looked up, then its layers written in order. */
-async function writeBatch(run: RunState, batch: ReadonlyArray<PreparedEvent & { layer: number }>, layers: ReadonlyMap<string, number>, deepest: number): Promise<void> {
+async function writeBatch(
+  run: RunState,
+  batch: ReadonlyArray<PreparedEvent & { layer: number }>,
+  layers: ReadonlyMap<string, number>,
+  deepest: number,
+): Promise<void> {
   const existing = new Map<string, EventDoc>();
   for (const doc of await run.storage.events.find({ filter: { slug: { $in: batch.map((p) => p.slug) } } })) existing.set(doc.slug, doc);
   const refs = { venues: new Set<string>(), organizers: new Set<string>(), categories: new Set<string>(), tags: new Set<string>() };
@@ -199,7 +230,8 @@ async function* rereadEvents(source: SeedSource): AsyncGenerator<KeptEvent[]> {
     yield step.map((item) => {
       // Validated in pass 1 (and the file's size and time are unchanged): a record unreadable now
       // means the file changed in between.
-      if ('errors' in item || typeof item.record !== 'object' || item.record === null) throw new SeedError(`${formatPosition(item)} changed while the file was being loaded; run again.`);
+      if ('errors' in item || typeof item.record !== 'object' || item.record === null)
+        throw new SeedError(`${formatPosition(item)} changed while the file was being loaded; run again.`);
       return { position: item, record: item.record as SeedEvent };
     });
   }

@@ -53,7 +53,10 @@ export function slugToReport(resource: Resource, record: unknown): string | unde
 
 /** Publication dates must be absolute: relative ones would mean another instant on every run. */
 export function publicationDateErrors(record: { date?: string | number; date_utc?: string | number }, timezone: string, now: Date, errors: FieldError[]): void {
-  for (const [field, zone] of [['date', timezone], ['date_utc', 'UTC']] as const) {
+  for (const [field, zone] of [
+    ['date', timezone],
+    ['date_utc', 'UTC'],
+  ] as const) {
     const raw = record[field];
     if (raw === undefined) continue;
     if (resolveSeedDate(raw, zone, now) === null) errors.push({ field, message: `${field} is not a valid date.` });
@@ -94,6 +97,7 @@ export function checkSeedEvent(raw: unknown, context: RecordCheckContext, errors
   if (record.website !== undefined) resolveWebsite(record.website, params);
   if (record.image !== undefined) resolveImage(record.image, params);
   for (const [field, message] of Object.entries(params.params)) errors.push({ field, message });
-  if (record.post_parent !== undefined && record.post_parent === slug) errors.push({ field: 'post_parent', message: 'post_parent must not be the event itself.' });
+  if (record.post_parent !== undefined && record.post_parent === slug)
+    errors.push({ field: 'post_parent', message: 'post_parent must not be the event itself.' });
   return { record, slug, dates };
 }

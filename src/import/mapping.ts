@@ -130,7 +130,10 @@ export function termPatch(current: TermDoc, { name, description, parentId }: Ter
 }
 
 /** The create body of a new term under the record's slug. */
-export function termCreateBody(slug: string, { name, description, parentId }: TermFields): { name: string; slug: string; description?: string; parent?: number } {
+export function termCreateBody(
+  slug: string,
+  { name, description, parentId }: TermFields,
+): { name: string; slug: string; description?: string; parent?: number } {
   return {
     name,
     slug,

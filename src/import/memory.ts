@@ -30,7 +30,7 @@ export class LruCache<K extends NonNullable<unknown>, V> {
   }
 
   set(key: K, value: V): void {
-    this.cache.set(key, value === null ? NULL : (value));
+    this.cache.set(key, value === null ? NULL : value);
   }
 
   get size(): number {

@@ -24,10 +24,14 @@ export type Resource = (typeof RESOURCES)[number];
  */
 const SLUG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
 export const MAX_SEED_SLUG_LENGTH = 190;
-export const SeedSlugSchema = Type.String({ minLength: 1, maxLength: MAX_SEED_SLUG_LENGTH, pattern: SLUG_PATTERN, description: 'Slug (identity of the record)' });
+export const SeedSlugSchema = Type.String({
+  minLength: 1,
+  maxLength: MAX_SEED_SLUG_LENGTH,
+  pattern: SLUG_PATTERN,
+  description: 'Slug (identity of the record)',
+});
 /** A reference by slug; `""` clears it (the seed's spelling of the API's `0`/`""`). */
-const OptionalRef = (description: string) =>
-  Type.String({ maxLength: MAX_SEED_SLUG_LENGTH, pattern: `^(?:${SLUG_PATTERN.slice(1, -1)})?$`, description });
+const OptionalRef = (description: string) => Type.String({ maxLength: MAX_SEED_SLUG_LENGTH, pattern: `^(?:${SLUG_PATTERN.slice(1, -1)})?$`, description });
 const RefList = (description: string) => Type.Array(SeedSlugSchema, { maxItems: MAX_LIST_ITEMS, description });
 
 export const SeedEventSchema = Type.Object(
@@ -44,16 +48,10 @@ export const SeedEventSchema = Type.Object(
 );
 export type SeedEvent = Static<typeof SeedEventSchema>;
 
-export const SeedVenueSchema = Type.Object(
-  { ...VenueCreateSchema.properties, slug: Type.Optional(SeedSlugSchema) },
-  { additionalProperties: false },
-);
+export const SeedVenueSchema = Type.Object({ ...VenueCreateSchema.properties, slug: Type.Optional(SeedSlugSchema) }, { additionalProperties: false });
 export type SeedVenue = Static<typeof SeedVenueSchema>;
 
-export const SeedOrganizerSchema = Type.Object(
-  { ...OrganizerCreateSchema.properties, slug: Type.Optional(SeedSlugSchema) },
-  { additionalProperties: false },
-);
+export const SeedOrganizerSchema = Type.Object({ ...OrganizerCreateSchema.properties, slug: Type.Optional(SeedSlugSchema) }, { additionalProperties: false });
 export type SeedOrganizer = Static<typeof SeedOrganizerSchema>;
 
 export const SeedCategorySchema = Type.Object(
@@ -163,7 +161,11 @@ export function booleanMessage(field: string, value: unknown): string {
 /** The top-level fields of a schema that are WpBooleans (their `title` names the type "boolean"). */
 function booleanFields(schema: TSchema): Set<string> {
   const properties = (schema as { properties?: Record<string, { title?: unknown }> }).properties ?? {};
-  return new Set(Object.entries(properties).filter(([, property]) => property.title === 'boolean').map(([name]) => name));
+  return new Set(
+    Object.entries(properties)
+      .filter(([, property]) => property.title === 'boolean')
+      .map(([name]) => name),
+  );
 }
 
 function compile(schema: TSchema): Validator {

@@ -212,7 +212,12 @@ async function* jsonLines(source: SeedSource): AsyncGenerator<SourceItem[]> {
       try {
         record = JSON.parse(text);
       } catch (error) {
-        items.push({ source, index: at, line, errors: [{ field: '(line)', message: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}` }] });
+        items.push({
+          source,
+          index: at,
+          line,
+          errors: [{ field: '(line)', message: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}` }],
+        });
         continue;
       }
       items.push({ source, index: at, line, record });
@@ -241,7 +246,9 @@ async function* csvRows(source: SeedSource): AsyncGenerator<SourceItem> {
       const at = index++;
       const mapped = csvRowToRecord(header, row);
       // Literals, not spreads: see jsonLines.
-      yield 'errors' in mapped ? { source, index: at, line: info.lines, errors: mapped.errors } : { source, index: at, line: info.lines, record: mapped.record };
+      yield 'errors' in mapped
+        ? { source, index: at, line: info.lines, errors: mapped.errors }
+        : { source, index: at, line: info.lines, record: mapped.record };
     }
   } catch (error) {
     // A malformed file (an unclosed quote, a huge record) cannot be read past this point.

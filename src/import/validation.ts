@@ -64,7 +64,10 @@ async function checkSmallReferences(run: RunState): Promise<void> {
   await checkTermNames(run, 'tags');
   for (const resource of ['venues', 'organizers'] as const) {
     const service = resource === 'venues' ? run.venues : run.organizers;
-    const stored = await run.storedBySlug(resource, run.entries[resource].map((e) => e.slug));
+    const stored = await run.storedBySlug(
+      resource,
+      run.entries[resource].map((e) => e.slug),
+    );
     for (const entry of run.entries[resource]) {
       const { slug: _slug, ...body } = entry.record;
       const errors = new ParamErrors();
@@ -91,7 +94,12 @@ async function checkCategories(run: RunState): Promise<void> {
     const seen = new Set([entry.slug]);
     for (let p = parentOf.get(entry.slug); p !== undefined && p !== ''; p = parentOf.get(p)) {
       if (seen.has(p)) {
-        run.invalid('categories', entry.position, [{ field: 'parent', message: `parent "${entry.record.parent}" makes a cycle (${[...seen].join(' → ')} → ${p}).` }], entry.slug);
+        run.invalid(
+          'categories',
+          entry.position,
+          [{ field: 'parent', message: `parent "${entry.record.parent}" makes a cycle (${[...seen].join(' → ')} → ${p}).` }],
+          entry.slug,
+        );
         break;
       }
       seen.add(p);
@@ -113,7 +121,17 @@ async function checkTermNames(run: RunState, taxonomy: 'categories' | 'tags'): P
     const key = `${parentKey(entry)}\u0000${entry.record.name.trim().toLowerCase()}`;
     const first = byName.get(key);
     if (first) {
-      run.invalid(taxonomy, entry.position, [{ field: 'name', message: `name "${entry.record.name}" is already used by ${formatPosition(first.position)}${taxonomy === 'categories' ? ' under the same parent' : ''}.` }], entry.slug);
+      run.invalid(
+        taxonomy,
+        entry.position,
+        [
+          {
+            field: 'name',
+            message: `name "${entry.record.name}" is already used by ${formatPosition(first.position)}${taxonomy === 'categories' ? ' under the same parent' : ''}.`,
+          },
+        ],
+        entry.slug,
+      );
     } else byName.set(key, entry);
   }
   const stored: TermDoc[] = [];
@@ -132,7 +150,17 @@ async function checkTermNames(run: RunState, taxonomy: 'categories' | 'tags'): P
     const parent = term.parent === 0 ? '' : storedParentSlug.get(term.parent);
     const clash = byName.get(`${parent}\u0000${term.nameKey}`);
     if (clash && clash.slug !== term.slug) {
-      run.invalid(taxonomy, clash.position, [{ field: 'name', message: `name "${clash.record.name}" is already used by the stored ${taxonomy === 'tags' ? 'tag' : 'category'} "${term.slug}"${taxonomy === 'categories' ? ' under the same parent' : ''}.` }], clash.slug);
+      run.invalid(
+        taxonomy,
+        clash.position,
+        [
+          {
+            field: 'name',
+            message: `name "${clash.record.name}" is already used by the stored ${taxonomy === 'tags' ? 'tag' : 'category'} "${term.slug}"${taxonomy === 'categories' ? ' under the same parent' : ''}.`,
+          },
+        ],
+        clash.slug,
+      );
     }
   }
 }
@@ -221,7 +249,11 @@ async function checkEventReferences(run: RunState, batch: readonly Pending[]): P
     eachRef(record, resolve);
     if (record.post_parent && !parentSeen) {
       if (typeof run.ids.events.get(record.post_parent) === 'number') run.referencedStoredEvents.add(record.post_parent);
-      else errors.push({ field: 'post_parent', message: `post_parent names "${record.post_parent}", which is neither stored nor an event before this one in the files.` });
+      else
+        errors.push({
+          field: 'post_parent',
+          message: `post_parent names "${record.post_parent}", which is neither stored nor an event before this one in the files.`,
+        });
     }
     if (errors.length > 0) run.invalid('events', position, errors, slug);
     else run.eventRecords++;

@@ -69,7 +69,25 @@ const FREE_WORD = /^free$/i;
 const CURRENCY_SIGN = /\p{Sc}/u;
 const ISO_CODE = /^[A-Z]{3}$/;
 const LETTER_SYMBOLS: ReadonlySet<string> = new Set([
-  'kr', 'kr.', 'Kr', 'Kč', 'zł', 'Fr', 'Fr.', 'Ft', 'lei', 'Rs', 'Rs.', 'RM', 'Rp', 'R', 'Br', 'Bs', 'Ks', 'Q', 'L',
+  'kr',
+  'kr.',
+  'Kr',
+  'Kč',
+  'zł',
+  'Fr',
+  'Fr.',
+  'Ft',
+  'lei',
+  'Rs',
+  'Rs.',
+  'RM',
+  'Rp',
+  'R',
+  'Br',
+  'Bs',
+  'Ks',
+  'Q',
+  'L',
 ]);
 
 function canonicalNumber(digits: string): string {

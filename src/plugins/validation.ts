@@ -10,7 +10,5 @@ const bodyAjv = new Ajv(BODY_AJV_OPTIONS);
 const stringAjv = new Ajv(STRING_AJV_OPTIONS);
 
 export function installValidation(app: FastifyInstance): void {
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : stringAjv.compile(schema),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv.compile(schema) : stringAjv.compile(schema)));
 }

@@ -97,11 +97,7 @@ export function dateBounds(input: EventListInput, ctx: CompileContext): { bounds
       invalid.push(param);
       continue;
     }
-    bounds[param] = strict
-      ? instant
-      : param === 'start_date'
-        ? startOfLocalDay(instant, ctx.siteTimezone)
-        : endOfLocalDay(instant, ctx.siteTimezone);
+    bounds[param] = strict ? instant : param === 'start_date' ? startOfLocalDay(instant, ctx.siteTimezone) : endOfLocalDay(instant, ctx.siteTimezone);
   }
   // Every date is still validated (a junk date is a 400), but none of them filters.
   if (input.include !== undefined) return { bounds: {}, invalid };
@@ -150,7 +146,13 @@ export function compileEventList(input: EventListInput, ctx: CompileContext): Co
 
   const direction = input.order ?? 1;
   const field = SORT_FIELD[input.orderBy ?? 'start_date'];
-  const sort: Sort = field === '_id' ? [['_id', direction]] : [[field, direction], ['_id', direction]];
+  const sort: Sort =
+    field === '_id'
+      ? [['_id', direction]]
+      : [
+          [field, direction],
+          ['_id', direction],
+        ];
   const paging = resolvePaging(input.page, input.perPage, ctx.perPageMax);
   return {
     query: { filter: { $and: clauses }, sort, skip: paging.skip, limit: paging.perPage },

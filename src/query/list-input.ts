@@ -31,7 +31,7 @@ export function splitOnCommas(text: string): string[] {
 export function listItems<T extends string | number>(value: T | readonly T[] | undefined, param: string): ReadonlyArray<T | string> {
   if (value === undefined || value === '') return [];
   if (typeof value === 'number') return [value];
-  const items: ReadonlyArray<T | string> = typeof value === 'string' ? splitOnCommas(value) : (value);
+  const items: ReadonlyArray<T | string> = typeof value === 'string' ? splitOnCommas(value) : value;
   const kept = items.some((item) => item === '') ? items.filter((item) => item !== '') : items;
   if (kept.length > MAX_LIST_ITEMS) throw new InvalidParamsError({ [param]: `${param} must have at most ${MAX_LIST_ITEMS} items.` });
   return kept;

@@ -15,7 +15,9 @@ export const NON_TRASH_STATUSES: readonly PostStatus[] = POST_STATUSES.filter((s
  */
 export function resolveStatuses(raw: string | string[] | undefined, caller: Caller | null): PostStatus[] {
   if (raw === undefined) return caller ? [...NON_TRASH_STATUSES] : ['publish'];
-  const items = listItems(raw, 'status').map((s) => s.trim()).filter((s) => s !== '');
+  const items = listItems(raw, 'status')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (items.length === 0) throw new InvalidParamsError({ status: 'status must name at least one status.' });
   if (!caller) {
     if (items.some((s) => s !== 'publish')) {

@@ -7,5 +7,11 @@ export { termRoutes as categoryRoutes } from './terms.js';
 export const categoryRouteOptions = (base: ApiRouteOptions, service: TermsService) => ({
   ...base,
   service,
-  schemas: { create: CategoryCreateSchema, patch: CategoryPatchSchema, listQuery: CategoryListQuerySchema, response: CategoryResponseSchema, listResponse: CategoryListResponseSchema },
+  schemas: {
+    create: CategoryCreateSchema,
+    patch: CategoryPatchSchema,
+    listQuery: CategoryListQuerySchema,
+    response: CategoryResponseSchema,
+    listResponse: CategoryListResponseSchema,
+  },
 });

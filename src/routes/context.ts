@@ -3,7 +3,6 @@ import { type SerializeCaches } from '../serialize/caches.js';
 import { contextKey, type SerializeContext } from '../serialize/context.js';
 import { NAMESPACE, rootOf } from './roots.js';
 
-
 export interface ApiRouteOptions {
   siteTimezone: string;
   publicUrl: string | null;
@@ -17,5 +16,13 @@ export function serializeContext(request: FastifyRequest, options: ApiRouteOptio
   const fields = { apiBase: `${origin}${rootOf(request)}/${NAMESPACE}`, siteUrl: options.publicUrl ?? origin, siteTimezone: options.siteTimezone, single };
   // Written out, not `{ ...fields, now, key }`: V8 gives every object made by a spread plus new keys
   // a hidden class of its own, and serializing a page reads the context once per field per item.
-  return { apiBase: fields.apiBase, siteUrl: fields.siteUrl, siteTimezone: fields.siteTimezone, single, now: new Date(), key: contextKey(fields), caches: options.caches };
+  return {
+    apiBase: fields.apiBase,
+    siteUrl: fields.siteUrl,
+    siteTimezone: fields.siteTimezone,
+    single,
+    now: new Date(),
+    key: contextKey(fields),
+    caches: options.caches,
+  };
 }

@@ -33,34 +33,45 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
   const present = (request: Parameters<typeof serializeContext>[0], result: Awaited<ReturnType<EventsService['get']>>, isSingle = false) =>
     serializeEvent(result.doc, result.relations, serializeContext(request, options, isSingle));
 
-  app.get('/events', { schema: { querystring: EventListQuerySchema, response: { 200: EventListResponseSchema, ...ErrorResponses } } }, async (request, reply) => {
-    const { items, total, paging, args } = await events.list(request.query, request.caller);
-    if (paging.page > 1 && items.length === 0) {
-      throw new ApiError(404, 'event-archive-page-not-found', 'errorMessage.event-archive-page-not-found');
-    }
-    const ctx = serializeContext(request, options, false);
-    const meta = { page: paging.page, perPage: paging.perPage, total, args };
-    const links = listLinks(`${ctx.apiBase}/events`, meta);
-    // Produced one at a time as jsonEnvelope copies them (remembered encodings are arena views).
-    function* encoded(): Generator<JsonItem> {
-      for (const r of items) {
-        const json = r.locked
-          ? Buffer.from(JSON.stringify(redactProtected(serializeEvent(r.doc, r.relations, ctx))))
-          : serializeEventJson(r.doc, r.relations, ctx);
-        yield 'distance' in r ? withJsonMember(json, 'distance', r.distance) : json;
+  app.get(
+    '/events',
+    { schema: { querystring: EventListQuerySchema, response: { 200: EventListResponseSchema, ...ErrorResponses } } },
+    async (request, reply) => {
+      const { items, total, paging, args } = await events.list(request.query, request.caller);
+      if (paging.page > 1 && items.length === 0) {
+        throw new ApiError(404, 'event-archive-page-not-found', 'errorMessage.event-archive-page-not-found');
       }
-    }
-    // Pre-encoded (jsonEnvelope): the response schema still documents it, and a test checks the
-    // bytes against what the schema's serializer writes for the same list.
-    const body = jsonEnvelope('events', encoded(), { ...links, total, total_pages: totalPages(total, paging.perPage) });
-    releaseWhenSent(reply.raw, body);
-    return reply.headers(listHeaders(links, meta)).type(JSON_CONTENT_TYPE).send(body as never);
-  });
+      const ctx = serializeContext(request, options, false);
+      const meta = { page: paging.page, perPage: paging.perPage, total, args };
+      const links = listLinks(`${ctx.apiBase}/events`, meta);
+      // Produced one at a time as jsonEnvelope copies them (remembered encodings are arena views).
+      function* encoded(): Generator<JsonItem> {
+        for (const r of items) {
+          const json = r.locked
+            ? Buffer.from(JSON.stringify(redactProtected(serializeEvent(r.doc, r.relations, ctx))))
+            : serializeEventJson(r.doc, r.relations, ctx);
+          yield 'distance' in r ? withJsonMember(json, 'distance', r.distance) : json;
+        }
+      }
+      // Pre-encoded (jsonEnvelope): the response schema still documents it, and a test checks the
+      // bytes against what the schema's serializer writes for the same list.
+      const body = jsonEnvelope('events', encoded(), { ...links, total, total_pages: totalPages(total, paging.perPage) });
+      releaseWhenSent(reply.raw, body);
+      return reply
+        .headers(listHeaders(links, meta))
+        .type(JSON_CONTENT_TYPE)
+        .send(body as never);
+    },
+  );
 
   app.post(
     '/events',
     // `idempotency`: honours Idempotency-Key (src/plugins/idempotency.ts), creating under request.reservedId.
-    { config: { access: 'write', idempotency: 'posts' }, preValidation: stripGenerated, schema: { body: EventCreateSchema, response: { 201: EventResponseSchema, ...ErrorResponses } } },
+    {
+      config: { access: 'write', idempotency: 'posts' },
+      preValidation: stripGenerated,
+      schema: { body: EventCreateSchema, response: { 201: EventResponseSchema, ...ErrorResponses } },
+    },
     async (request, reply) => {
       const result = await events.create(request.body, request.caller!, request.reservedId ?? undefined);
       return reply.code(201).send(present(request, result));
@@ -94,7 +105,9 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
   app.delete(ID, { config: { access: 'write' }, schema: { params: IdParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
     present(request, await events.trash({ id: request.params.id }, request.caller!)),
   );
-  app.delete(SLUG, { config: { access: 'write' }, schema: { params: SlugParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
-    present(request, await events.trash({ slug: request.params.slug }, request.caller!)),
+  app.delete(
+    SLUG,
+    { config: { access: 'write' }, schema: { params: SlugParamsSchema, querystring: EventReadQuerySchema, response: single } },
+    async (request) => present(request, await events.trash({ slug: request.params.slug }, request.caller!)),
   );
 };

@@ -38,30 +38,41 @@ export function linkedPostRoutes<D extends LinkedPostDoc>(): FastifyPluginAsyncT
     // The body was validated against the route's schema; the service re-checks values.
     const bodyOf = (request: FastifyRequest) => request.body as never;
 
-    app.get(`/${path}`, { schema: { querystring: schemas.listQuery, response: { 200: schemas.listResponse, ...ErrorResponses } } }, async (request, reply: FastifyReply) => {
-      const query = request.query as LinkedPostListParams;
-      const { items, total, paging, args } = await service.list(query, request.caller);
-      if (paging.page > 1 && items.length === 0) {
-        throw new ApiError(404, `${kind}-archive-page-not-found`, `errorMessage.${kind}-archive-page-not-found`);
-      }
-      const ctx = serializeContext(request, options, false);
-      const meta = { page: paging.page, perPage: paging.perPage, total, args };
-      const links = listLinks(`${ctx.apiBase}/${path}`, meta);
-      void reply.headers(listHeaders(links, meta));
-      return { [path]: items.map((doc) => serialize(doc, ctx)), ...links, total, total_pages: Math.ceil(total / paging.perPage) };
-    });
+    app.get(
+      `/${path}`,
+      { schema: { querystring: schemas.listQuery, response: { 200: schemas.listResponse, ...ErrorResponses } } },
+      async (request, reply: FastifyReply) => {
+        const query = request.query as LinkedPostListParams;
+        const { items, total, paging, args } = await service.list(query, request.caller);
+        if (paging.page > 1 && items.length === 0) {
+          throw new ApiError(404, `${kind}-archive-page-not-found`, `errorMessage.${kind}-archive-page-not-found`);
+        }
+        const ctx = serializeContext(request, options, false);
+        const meta = { page: paging.page, perPage: paging.perPage, total, args };
+        const links = listLinks(`${ctx.apiBase}/${path}`, meta);
+        void reply.headers(listHeaders(links, meta));
+        return { [path]: items.map((doc) => serialize(doc, ctx)), ...links, total, total_pages: Math.ceil(total / paging.perPage) };
+      },
+    );
 
     app.post(
       `/${path}`,
       // `idempotency`: honours Idempotency-Key (src/plugins/idempotency.ts), creating under request.reservedId.
-      { config: { access: 'write', idempotency: 'posts' }, preValidation: stripGenerated, schema: { body: schemas.create, response: { 201: schemas.response, ...ErrorResponses } } },
+      {
+        config: { access: 'write', idempotency: 'posts' },
+        preValidation: stripGenerated,
+        schema: { body: schemas.create, response: { 201: schemas.response, ...ErrorResponses } },
+      },
       async (request, reply) => {
         const { doc } = await service.create(bodyOf(request), request.caller!, request.reservedId ?? undefined);
         return reply.code(201).send(present(request, doc));
       },
     );
 
-    for (const [url, params] of [[ID, IdParamsSchema], [SLUG, SlugParamsSchema]] as const) {
+    for (const [url, params] of [
+      [ID, IdParamsSchema],
+      [SLUG, SlugParamsSchema],
+    ] as const) {
       app.get(url, { schema: { params, response: single } }, async (request) =>
         present(request, await service.get(keyOf(request as Keyed), request.caller), true),
       );

@@ -23,7 +23,7 @@ export type Root = (typeof ROOTS)[number];
 function endsSegment(url: string, at: number): boolean {
   if (at >= url.length) return true;
   const c = url.charCodeAt(at);
-  return c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */;
+  return c === 47 /* / */ || c === 63 /* ? */ || c === 35; /* # */
 }
 
 /**

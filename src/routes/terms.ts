@@ -48,11 +48,17 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (a
   app.post(
     `/${path}`,
     // `idempotency`: honours Idempotency-Key (src/plugins/idempotency.ts), creating under request.reservedId.
-    { config: { access: 'write', idempotency: 'terms' }, preValidation: stripGenerated, schema: { body: schemas.create, response: { 201: schemas.response, ...ErrorResponses } } },
+    {
+      config: { access: 'write', idempotency: 'terms' },
+      preValidation: stripGenerated,
+      schema: { body: schemas.create, response: { 201: schemas.response, ...ErrorResponses } },
+    },
     async (request, reply) =>
       reply.code(201).send(present(request, await service.create(request.body as unknown as TermInput & { name: string }, request.reservedId ?? undefined))),
   );
-  app.get(ID, { schema: { params: IdParamsSchema, response: single } }, async (request) => present(request, await service.get(request.params.id, request.caller)));
+  app.get(ID, { schema: { params: IdParamsSchema, response: single } }, async (request) =>
+    present(request, await service.get(request.params.id, request.caller)),
+  );
   app.route({
     method: ['POST', 'PUT', 'PATCH'],
     url: ID,

@@ -43,15 +43,10 @@ export type SlugParams = Static<typeof SlugParamsSchema>;
  * case. The `title` names the type in validation messages ("featured is not of type boolean.").
  */
 export const WpBoolean = (options: { description?: string } = {}) =>
-  Type.Union(
-    [
-      Type.Boolean(),
-      Type.Literal(0),
-      Type.Literal(1),
-      Type.String({ pattern: '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[01])$' }),
-    ],
-    { title: 'boolean', ...options },
-  );
+  Type.Union([Type.Boolean(), Type.Literal(0), Type.Literal(1), Type.String({ pattern: '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[01])$' })], {
+    title: 'boolean',
+    ...options,
+  });
 export type WpBooleanValue = Static<ReturnType<typeof WpBoolean>>;
 
 /** A positive integer, also as a numeric string (form-encoded bodies carry only strings). */
@@ -117,7 +112,9 @@ export const EmptyArraySchema = Type.Array(Type.Unknown(), { maxItems: 0 });
  */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 export const IdempotencyHeadersSchema = Type.Object({
-  'Idempotency-Key': Type.Optional(Type.String({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x21-\\x7E]+$', ...i18n('header.idempotencyKey') })),
+  'Idempotency-Key': Type.Optional(
+    Type.String({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x21-\\x7E]+$', ...i18n('header.idempotencyKey') }),
+  ),
 });
 
 export const ErrorResponses = {
@@ -146,8 +143,7 @@ export const ImageInput = (options: { description?: string } = {}) =>
   });
 
 /** The reference's loose truthiness: booleans, numbers, or strings such as "yes", "on", "false". */
-export const TruthyInput = (options: { description?: string } = {}) =>
-  Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: 20 })], options);
+export const TruthyInput = (options: { description?: string } = {}) => Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: 20 })], options);
 
 /** `status` on lists: one status, a comma-separated list, or an array (`any` = every status but trash). */
 export const StatusListInput = Type.Union(

@@ -102,8 +102,7 @@ const eventFields = {
 
 type EventFields = typeof eventFields;
 const EventFieldsObject = Type.Object(eventFields);
-const optional = <K extends keyof EventFields>(keys: readonly K[]) =>
-  Type.Partial(Type.Pick(EventFieldsObject, [...keys])).properties;
+const optional = <K extends keyof EventFields>(keys: readonly K[]) => Type.Partial(Type.Pick(EventFieldsObject, [...keys])).properties;
 
 const allKeys = Object.keys(eventFields) as Array<keyof EventFields>;
 const requiredOnCreate = ['title', 'start_date', 'end_date'] as const;
@@ -257,9 +256,7 @@ export const EventListQuerySchema = Type.Object(
     geoloc: Type.Optional(WpBoolean(i18n('eventList.geoloc'))),
     geoloc_lat: Type.Optional(GeoQuery('eventList.geoloc_lat')),
     geoloc_lng: Type.Optional(GeoQuery('eventList.geoloc_lng')),
-    geoloc_radius: Type.Optional(
-      Type.Number({ exclusiveMinimum: 0, maximum: MAX_RADIUS, default: DEFAULT_RADIUS, ...i18n('eventList.geoloc_radius') }),
-    ),
+    geoloc_radius: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_RADIUS, default: DEFAULT_RADIUS, ...i18n('eventList.geoloc_radius') })),
     geoloc_unit: Type.Optional(Type.Union([Type.Literal('mi'), Type.Literal('km')], { default: 'mi', ...i18n('eventList.geoloc_unit') })),
     password: Type.Optional(Type.String({ minLength: 1, maxLength: 255, ...i18n('eventList.password') })),
     context: Type.Optional(Type.Union([Type.Literal('view'), Type.Literal('edit'), Type.Literal('embed')], i18n('eventList.context'))),
@@ -278,7 +275,12 @@ export type EventListQuery = Static<typeof EventListQuerySchema>;
 export const EventListQueryWithoutGeolocationSchema = Type.Object(
   {
     ...Type.Omit(EventListQuerySchema, ['geoloc', 'geoloc_lat', 'geoloc_lng', 'geoloc_radius', 'geoloc_unit', 'orderby', 'order']).properties,
-    orderby: Type.Optional(Type.Union(EVENT_ORDER_BY.map((o) => Type.Literal(o)), i18n('eventList.orderby_without_geolocation'))),
+    orderby: Type.Optional(
+      Type.Union(
+        EVENT_ORDER_BY.map((o) => Type.Literal(o)),
+        i18n('eventList.orderby_without_geolocation'),
+      ),
+    ),
     order: EventListQuerySchema.properties.order,
   },
   { additionalProperties: true },

@@ -1,12 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import {
-  ImageInput,
-  ListLinkProperties,
-  MAX_SHORT_TEXT_LENGTH,
-  MAX_TITLE_LENGTH,
-  MAX_URL_LENGTH,
-  PostWriteFields,
-} from './common.js';
+import { ImageInput, ListLinkProperties, MAX_SHORT_TEXT_LENGTH, MAX_TITLE_LENGTH, MAX_URL_LENGTH, PostWriteFields } from './common.js';
 import { i18n, type MessageKey } from '../i18n/index.js';
 import { JsonLdSchema, LinkedPostHeadAfter, LinkedPostHeadBefore, LinkedPostListQueryProperties } from './venues.js';
 

@@ -1,14 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import {
-  EmptyArraySchema,
-  ListInput,
-  MAX_ID,
-  MAX_SEARCH_LENGTH,
-  MAX_SLUG_LENGTH,
-  MAX_TEXT_LENGTH,
-  PageQueryProperties,
-  WpBoolean,
-} from './common.js';
+import { EmptyArraySchema, ListInput, MAX_ID, MAX_SEARCH_LENGTH, MAX_SLUG_LENGTH, MAX_TEXT_LENGTH, PageQueryProperties, WpBoolean } from './common.js';
 import { i18n } from '../i18n/index.js';
 
 export const TermUrlsSchema = Type.Object(
@@ -85,7 +76,12 @@ export type CategoryPatch = Static<typeof CategoryPatchSchema>;
  * reference's own error (`rest_taxonomy_not_hierarchical`).
  */
 export const TagCreateSchema = Type.Object(
-  { ...termFields, description: Type.Optional(termFields.description), slug: Type.Optional(termFields.slug), parent: Type.Optional(Type.Unknown(i18n('tag.parent'))) },
+  {
+    ...termFields,
+    description: Type.Optional(termFields.description),
+    slug: Type.Optional(termFields.slug),
+    parent: Type.Optional(Type.Unknown(i18n('tag.parent'))),
+  },
   { additionalProperties: false },
 );
 export type TagCreate = Static<typeof TagCreateSchema>;
@@ -105,10 +101,7 @@ const termListProperties = {
   slug: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SLUG_LENGTH, ...i18n('termList.slug') })),
 };
 
-export const CategoryListQuerySchema = Type.Object(
-  { ...termListProperties, parent: Type.Optional(ParentInput) },
-  { additionalProperties: true },
-);
+export const CategoryListQuerySchema = Type.Object({ ...termListProperties, parent: Type.Optional(ParentInput) }, { additionalProperties: true });
 export type CategoryListQuery = Static<typeof CategoryListQuerySchema>;
 export const TagListQuerySchema = Type.Object(termListProperties, { additionalProperties: true });
 export type TagListQuery = Static<typeof TagListQuerySchema>;

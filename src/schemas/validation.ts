@@ -57,9 +57,7 @@ function messageOf(param: string, error: AjvError): string {
 
 /** Turns Fastify's validation failure into the reference's 400 shapes. */
 export function validationToApiError(errors: AjvError[], context: string): MissingParamsError | InvalidParamsError {
-  const missing = errors
-    .filter((e) => e.keyword === 'required' && e.instancePath === '')
-    .map((e) => (e.params as { missingProperty: string }).missingProperty);
+  const missing = errors.filter((e) => e.keyword === 'required' && e.instancePath === '').map((e) => (e.params as { missingProperty: string }).missingProperty);
   if (missing.length > 0) return new MissingParamsError([...new Set(missing)]);
 
   const params: Record<string, string> = {};

@@ -42,10 +42,7 @@ export const TERM_MEMO_MAX = 2_000;
 export const NO_CACHES: SerializeCacheSizes = { arenaBytes: 0, memoEntries: 0 };
 
 /** The sizes SERIALIZATION_ARENA_MB and SERIALIZATION_MEMO_ENTRIES ask for, or none on the `mongodb` engine. */
-export function serializeCacheSizes(
-  config: { serializationArenaMb: number; serializationMemoEntries: number },
-  engine: EngineName,
-): SerializeCacheSizes {
+export function serializeCacheSizes(config: { serializationArenaMb: number; serializationMemoEntries: number }, engine: EngineName): SerializeCacheSizes {
   if (engine === 'mongodb') return NO_CACHES;
   return { arenaBytes: config.serializationArenaMb * 2 ** 20, memoEntries: config.serializationMemoEntries };
 }

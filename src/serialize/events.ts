@@ -169,7 +169,13 @@ function sameRelations(a: EventRelations, b: EventRelations): boolean {
  * three of their events to be encoded again.
  */
 export function serializeEventJson(doc: EventDoc, rel: EventRelations, ctx: SerializeContext): Buffer {
-  return ctx.caches.eventJsons.get(doc, ctx.key, rel, (remembered) => sameRelations(remembered, rel), () => encodeEvent(doc, rel, ctx));
+  return ctx.caches.eventJsons.get(
+    doc,
+    ctx.key,
+    rel,
+    (remembered) => sameRelations(remembered, rel),
+    () => encodeEvent(doc, rel, ctx),
+  );
 }
 
 /** The linked records' places in the head's JSON, exactly as JSON.stringify writes the placeholders. */

@@ -43,7 +43,18 @@ export function serializeTerm(doc: TermDoc, taxonomy: Taxonomy, count: number, c
   // Two literals rather than spreads of a shared head: a spread plus new keys gives every object a
   // hidden class of its own (V8), which the response serializer then reads field by field.
   if (taxonomy === 'categories') {
-    return { id: doc._id, count, description: doc.description, name: doc.name, slug: doc.slug, taxonomy: TAXONOMY_NAME[taxonomy], parent: doc.parent, meta: [], url, urls };
+    return {
+      id: doc._id,
+      count,
+      description: doc.description,
+      name: doc.name,
+      slug: doc.slug,
+      taxonomy: TAXONOMY_NAME[taxonomy],
+      parent: doc.parent,
+      meta: [],
+      url,
+      urls,
+    };
   }
   return { id: doc._id, count, description: doc.description, name: doc.name, slug: doc.slug, taxonomy: TAXONOMY_NAME[taxonomy], meta: [], url, urls };
 }

@@ -109,7 +109,13 @@ function recordClaims(storage: IdempotencyServiceDeps['storage'], lockMs: number
   }
 
   /** A new record, or one replacing an expired record of the slot; false when another request got there first. */
-  async function open(id: number, previous: IdempotencyDoc | null, request: IdempotentCreate, hashes: { keyHash: string; requestHash: string }, at: Date): Promise<IdempotencyClaim | false> {
+  async function open(
+    id: number,
+    previous: IdempotencyDoc | null,
+    request: IdempotentCreate,
+    hashes: { keyHash: string; requestHash: string },
+    at: Date,
+  ): Promise<IdempotencyClaim | false> {
     const reservedId = await storage.nextId(request.sequence);
     const fields: Omit<IdempotencyDoc, '_id'> = {
       keyHash: hashes.keyHash,
@@ -163,12 +169,7 @@ function recordClaims(storage: IdempotencyServiceDeps['storage'], lockMs: number
 }
 
 /** The embedded engine's sweep of expired records, under each record's lock. */
-function recordSweeper(
-  storage: IdempotencyServiceDeps['storage'],
-  locks: KeyedLock<number>,
-  now: () => Date,
-  onSweepError: (error: unknown) => void,
-) {
+function recordSweeper(storage: IdempotencyServiceDeps['storage'], locks: KeyedLock<number>, now: () => Date, onSweepError: (error: unknown) => void) {
   const records = storage.idempotency;
   let nextSweepAt = 0;
   let sweeping: Promise<number> | null = null;
@@ -179,7 +180,14 @@ function recordSweeper(
    */
   async function sweep(at: Date = now()): Promise<number> {
     const cutoff = new Date(at.getTime() - IDEMPOTENCY_WINDOW_MS);
-    const candidates = await records.find({ filter: { createdAt: { $lte: cutoff } }, sort: [['createdAt', 1], ['_id', 1]], limit: SWEEP_BATCH });
+    const candidates = await records.find({
+      filter: { createdAt: { $lte: cutoff } },
+      sort: [
+        ['createdAt', 1],
+        ['_id', 1],
+      ],
+      limit: SWEEP_BATCH,
+    });
     const removed = await Promise.all(
       candidates.map(({ _id }) =>
         locks.run(_id, async () => {

@@ -11,15 +11,7 @@ import { AccessDeniedError, ConflictError, DuplicateKeyError, GoneError, Invalid
 import { boundedDistinct } from '../query/id-lists.js';
 import { type Paging, resolvePaging } from '../query/paging.js';
 import { NON_TRASH_STATUSES, resolveStatuses, statusFilter } from '../query/status.js';
-import {
-  type Collection,
-  type CompiledQuery,
-  type Filter,
-  type OrganizerDoc,
-  type PostStatus,
-  type Storage,
-  type VenueDoc,
-} from '../storage/port.js';
+import { type Collection, type CompiledQuery, type Filter, type OrganizerDoc, type PostStatus, type Storage, type VenueDoc } from '../storage/port.js';
 import { asSeen, type Caller, effectiveStatus, eventUsableBy, scheduleIfFuture } from './access.js';
 import { changedFields } from './changes.js';
 import { insertWithUniqueSlug } from './unique-slug.js';
@@ -115,7 +107,10 @@ function linkedPostFields<D extends LinkedPostDoc, I extends LinkedPostInput>({ 
     if (input.description !== undefined) set.description = input.description;
     if (input.author !== undefined) set.authorId = toId(input.author) ?? 0;
     if (input.status !== undefined) set.status = input.status;
-    for (const [field, zone] of [['date_utc', 'UTC'], ['date', siteTimezone]] as const) {
+    for (const [field, zone] of [
+      ['date_utc', 'UTC'],
+      ['date', siteTimezone],
+    ] as const) {
       const raw = input[field];
       if (raw === undefined || set.dateUtc !== undefined) continue;
       const parsed = parseDateInput(raw, { timezone: zone, now: now() });
@@ -252,7 +247,11 @@ function linkedPostCreates<D extends LinkedPostDoc, I extends LinkedPostInput>(
       await collection.insertOne(doc);
     } catch (err) {
       if (err instanceof DuplicateKeyError && err.index === def.slugIndex) {
-        throw new ConflictError('rest_slug_conflict', { key: `errorMessage.rest_slug_conflict.${def.kind}`, values: { slug } }, { params: { slug: 'slug is already in use.' } });
+        throw new ConflictError(
+          'rest_slug_conflict',
+          { key: `errorMessage.rest_slug_conflict.${def.kind}`, values: { slug } },
+          { params: { slug: 'slug is already in use.' } },
+        );
       }
       throw err;
     }
@@ -311,7 +310,10 @@ function linkedPostLists<D extends LinkedPostDoc, I extends LinkedPostInput>({ d
       const paging = resolvePaging(params.page, params.per_page, perPageMax);
       const query: CompiledQuery = {
         filter: { $and: clauses },
-        sort: [['nameKey', 1], ['_id', 1]],
+        sort: [
+          ['nameKey', 1],
+          ['_id', 1],
+        ],
         skip: paging.skip,
         limit: paging.perPage,
       };

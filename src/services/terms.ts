@@ -129,9 +129,7 @@ function termCounts({ taxonomy, storage }: TermStore, now: () => Date) {
     if (memo && at - memo.at < COUNTS_TTL_MS) return memo.counts;
     const published = statusFilter(['publish'], now());
     const filter: Filter = audience === 'all' ? published : { $and: [published, { password: null }, { hideFromListings: false }] };
-    const pending = storage.events
-      .countValues(eventField[taxonomy], filter)
-      .then((rows) => new Map(rows.map((r) => [r.value as number, r.count])));
+    const pending = storage.events.countValues(eventField[taxonomy], filter).then((rows) => new Map(rows.map((r) => [r.value as number, r.count])));
     memos.set(audience, { at, counts: pending });
     // A failed count must not be served from the memo.
     pending.catch(() => {
@@ -248,7 +246,12 @@ function termWrites(
       }
       if (set.slug !== undefined && set.slug !== current.slug) {
         const owner = await collection.findOne({ slug: set.slug });
-        if (owner && owner._id !== id) throw new ConflictError('duplicate_term_slug', { key: 'errorMessage.duplicate_term_slug', values: { slug: String(set.slug) } }, { params: { slug: 'slug is already in use.' } });
+        if (owner && owner._id !== id)
+          throw new ConflictError(
+            'duplicate_term_slug',
+            { key: 'errorMessage.duplicate_term_slug', values: { slug: String(set.slug) } },
+            { params: { slug: 'slug is already in use.' } },
+          );
       }
       try {
         const updated = await collection.updateById(id, { $set: set });
@@ -256,7 +259,11 @@ function termWrites(
         return { doc: updated, count: (await counts()).get(id) ?? 0 };
       } catch (err) {
         if (err instanceof DuplicateKeyError && err.index === slugIndex) {
-          throw new ConflictError('duplicate_term_slug', { key: 'errorMessage.duplicate_term_slug', values: { slug: String(set.slug) } }, { params: { slug: 'slug is already in use.' } });
+          throw new ConflictError(
+            'duplicate_term_slug',
+            { key: 'errorMessage.duplicate_term_slug', values: { slug: String(set.slug) } },
+            { params: { slug: 'slug is already in use.' } },
+          );
         }
         if (err instanceof DuplicateKeyError && err.index === nameIndex) throw termExists(await findByName(nameKey, parent));
         throw err;
@@ -299,7 +306,10 @@ function termList(
   now: () => Date,
 ) {
   return {
-    async list(params: TermListParams, caller: Caller | null): Promise<{ items: Array<{ doc: TermDoc; count: number }>; total: number; paging: Paging; args: Array<[string, string]> }> {
+    async list(
+      params: TermListParams,
+      caller: Caller | null,
+    ): Promise<{ items: Array<{ doc: TermDoc; count: number }>; total: number; paging: Paging; args: Array<[string, string]> }> {
       const errors = new ParamErrors();
       const filter: TermListFilter = {};
       if (params.include !== undefined) filter.include = await resolveList(params.include, 'include', errors);

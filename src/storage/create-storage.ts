@@ -11,14 +11,7 @@ import { openLmdbStorage } from './lmdb/index.js';
 // `import type`, not `import { type … }`: under verbatimModuleSyntax the latter still loads the module
 // (and with it the driver), which only a MongoDB engine needs (loadMongo below).
 import type { MongoTimeouts } from './mongodb/index.js';
-import {
-  describeMongod,
-  findLocalMongod,
-  type MongodLookup,
-  startMemoryServer,
-  type RunningMemoryServer,
-  type MongodBinary,
-} from './mongodb/memory-server.js';
+import { describeMongod, findLocalMongod, type MongodLookup, startMemoryServer, type RunningMemoryServer, type MongodBinary } from './mongodb/memory-server.js';
 import { type Storage } from './port.js';
 
 export interface StorageLog {
@@ -35,11 +28,7 @@ export interface StorageSelectionOverrides {
 
 type StorageConfig = Pick<Config, 'storage' | 'mongodbUri' | 'mongodbDb' | 'mongodSystemBinary'> & Partial<Pick<Config, 'dataDir'>>;
 
-export async function createStorage(
-  config: StorageConfig,
-  log: StorageLog,
-  overrides: StorageSelectionOverrides = {},
-): Promise<Storage> {
+export async function createStorage(config: StorageConfig, log: StorageLog, overrides: StorageSelectionOverrides = {}): Promise<Storage> {
   const findMongod = overrides.findMongod ?? findLocalMongod;
   const start = overrides.startMemoryServer ?? startMemoryServer;
 
@@ -70,13 +59,14 @@ export async function createStorage(
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(
-        `The in-memory MongoDB server (${describeMongod(binary)}) did not start: ${message}. ` +
-          'Set MONGODB_URI or STORAGE=embedded to use another engine.',
+        `The in-memory MongoDB server (${describeMongod(binary)}) did not start: ${message}. ` + 'Set MONGODB_URI or STORAGE=embedded to use another engine.',
         { cause: error },
       );
     }
     try {
-      return await (await loadMongo()).createMongoStorage({
+      return await (
+        await loadMongo()
+      ).createMongoStorage({
         uri: server.uri,
         dbName: config.mongodbDb,
         indexes,
@@ -94,9 +84,7 @@ export async function createStorage(
   // DATA_DIR: the embedded engine keeps its data there in LMDB and reads it back at start.
   const dataDir = config.dataDir ?? null;
   const embedded = async (reason: string): Promise<Storage> =>
-    dataDir === null
-      ? createEmbeddedStorage({ indexes, reason })
-      : openLmdbStorage({ dir: dataDir, indexes, reason: `${reason}, durable in ${dataDir}`, log });
+    dataDir === null ? createEmbeddedStorage({ indexes, reason }) : openLmdbStorage({ dir: dataDir, indexes, reason: `${reason}, durable in ${dataDir}`, log });
 
   switch (config.storage) {
     case 'embedded':

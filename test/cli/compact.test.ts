@@ -25,7 +25,11 @@ describe('npm run compact', () => {
     const dir = await makeTempDir('calendar-compact-');
     dirs.push(dir);
     const storage = await open(dir);
-    await storage.tags.insertMany(Array.from({ length: 2000 }, (_, i) => makeTagDoc({ _id: i + 1, slug: `tag-${i}`, name: `Tag ${i}`, nameKey: `tag ${i}`, description: 'x'.repeat(2000) })));
+    await storage.tags.insertMany(
+      Array.from({ length: 2000 }, (_, i) =>
+        makeTagDoc({ _id: i + 1, slug: `tag-${i}`, name: `Tag ${i}`, nameKey: `tag ${i}`, description: 'x'.repeat(2000) }),
+      ),
+    );
     // Side by side: the durable engine commits them in a few groups, where one at a time would sync each.
     await Promise.all(Array.from({ length: 1900 }, (_, i) => storage.tags.deleteById(i + 1)));
     const kept = await dump(storage);

@@ -21,7 +21,12 @@ import { asListed, ID_INDEX } from '../helpers/listed-indexes.js';
 const EVENTS: IndexDefinition[] = [
   { name: 'events_slug_unique', key: { slug: 1 }, unique: true },
   { name: 'events_status_start', key: { status: 1, startUtc: 1, _id: 1 } },
-  { name: 'events_text', key: { title: 'text', description: 'text', excerpt: 'text' }, weights: { title: 10, excerpt: 3, description: 1 }, default_language: 'english' },
+  {
+    name: 'events_text',
+    key: { title: 'text', description: 'text', excerpt: 'text' },
+    weights: { title: 10, excerpt: 3, description: 1 },
+    default_language: 'english',
+  },
 ];
 const TAGS: IndexDefinition[] = [
   { name: 'tags_slug_unique', key: { slug: 1 }, unique: true },
@@ -30,12 +35,13 @@ const TAGS: IndexDefinition[] = [
 /** indexes/ for these tests: its own, so that edits of indexes/ change nothing here. */
 const wanted = (): IndexSet => ({ ...(Object.fromEntries(COLLECTION_NAMES.map((c) => [c, []])) as unknown as IndexSet), events: EVENTS, tags: TAGS });
 
-
 const serverError = (code: number, codeName: string, errmsg: string) => new MongoServerError({ ok: 0, code, codeName, errmsg });
 
 const sameKey = (a: Record<string, unknown>, b: Record<string, unknown>) => JSON.stringify(Object.entries(a)) === JSON.stringify(Object.entries(b));
 const sameOptions = (a: ListedIndex, b: ListedIndex) =>
-  Boolean(a.unique) === Boolean(b.unique) && JSON.stringify(a.weights ?? null) === JSON.stringify(b.weights ?? null) && a.default_language === b.default_language;
+  Boolean(a.unique) === Boolean(b.unique) &&
+  JSON.stringify(a.weights ?? null) === JSON.stringify(b.weights ?? null) &&
+  a.default_language === b.default_language;
 
 /**
  * A stand-in for the driver's Db, refusing what mongod refuses. The same-key rule is that of
@@ -49,8 +55,15 @@ function fakeDriverDb(initial: Partial<Record<CollectionName, ListedIndex[]>>) {
     const listed = asListed(def);
     const named = list.find((i) => i.name === def.name);
     if (named) {
-      if (!sameKey(named.key, listed.key)) return serverError(86, 'IndexKeySpecsConflict', `An existing index has the same name as the requested index. Requested index: ${JSON.stringify(listed)}, existing index: ${JSON.stringify(named)}`);
-      return sameOptions(named, listed) ? 'identical' : serverError(85, 'IndexOptionsConflict', `An equivalent index already exists with the same name but different options.`);
+      if (!sameKey(named.key, listed.key))
+        return serverError(
+          86,
+          'IndexKeySpecsConflict',
+          `An existing index has the same name as the requested index. Requested index: ${JSON.stringify(listed)}, existing index: ${JSON.stringify(named)}`,
+        );
+      return sameOptions(named, listed)
+        ? 'identical'
+        : serverError(85, 'IndexOptionsConflict', `An equivalent index already exists with the same name but different options.`);
     }
     const byKey = list.find((i) => i.collation === undefined && sameKey(i.key, listed.key));
     if (byKey) return serverError(85, 'IndexOptionsConflict', `Index already exists with a different name: ${byKey.name}`);
@@ -85,7 +98,10 @@ function fakeDriverDb(initial: Partial<Record<CollectionName, ListedIndex[]>>) {
         if (index === '_id_') throw serverError(72, 'InvalidOptions', 'cannot drop _id index');
         const list = state.get(name) ?? [];
         if (!list.some((i) => i.name === index)) throw serverError(27, 'IndexNotFound', `index not found with name [${index}]`);
-        state.set(name, list.filter((i) => i.name !== index));
+        state.set(
+          name,
+          list.filter((i) => i.name !== index),
+        );
         return { nIndexesWas: list.length, ok: 1 };
       },
     }),
@@ -102,8 +118,24 @@ function renamed(text: 'same-key' | 'compound' = 'same-key'): Partial<Record<Col
   // A text index on other fields lists the same key ({_fts, _ftsx}: 85); one with a prefix field does not (67).
   const search: ListedIndex =
     text === 'same-key'
-      ? { v: 2, key: { _fts: 'text', _ftsx: 1 }, name: 'events_search', weights: { title: 1 }, default_language: 'english', language_override: 'language', textIndexVersion: 3 }
-      : { v: 2, key: { status: 1, _fts: 'text', _ftsx: 1 }, name: 'events_search', weights: { title: 1 }, default_language: 'english', language_override: 'language', textIndexVersion: 3 };
+      ? {
+          v: 2,
+          key: { _fts: 'text', _ftsx: 1 },
+          name: 'events_search',
+          weights: { title: 1 },
+          default_language: 'english',
+          language_override: 'language',
+          textIndexVersion: 3,
+        }
+      : {
+          v: 2,
+          key: { status: 1, _fts: 'text', _ftsx: 1 },
+          name: 'events_search',
+          weights: { title: 1 },
+          default_language: 'english',
+          language_override: 'language',
+          textIndexVersion: 3,
+        };
   db.events = db.events.map((i) => (i.name === 'events_text' ? search : i));
   // An unknown index in nobody's way stays without --drop-unknown.
   db.events.push({ v: 2, key: { title: 1 }, name: 'events_title_extra' });
@@ -130,7 +162,9 @@ describe('npm run indexes with a renamed index', () => {
       ]);
       const { lines, exitCode } = describeIndexSync(report, mode);
       expect(exitCode).toBe(0);
-      expect(lines).toContain('events: dropped events_slug: it is not in indexes/, and it has the same key {slug: 1} as events_slug_unique, which MongoDB will not create beside it');
+      expect(lines).toContain(
+        'events: dropped events_slug: it is not in indexes/, and it has the same key {slug: 1} as events_slug_unique, which MongoDB will not create beside it',
+      );
       expect(lines).toContain(
         text === 'same-key'
           ? 'events: dropped events_search: it is not in indexes/, and it has the same key {_fts: "text", _ftsx: 1} as events_text, which MongoDB will not create beside it'
@@ -192,7 +226,11 @@ describe('npm run indexes with a renamed index', () => {
     const rebuilt = fakeDriverDb(initial);
     const mode = { ...apply, recreate: true };
     const second = await syncIndexSet(mongoIndexTarget(rebuilt.db), wanted(), mode);
-    expect(rebuilt.calls.filter((c) => c.includes(' tags '))).toEqual(['drop tags tags_name_unique', 'create tags tags_name_unique', 'create tags tags_slug_unique']);
+    expect(rebuilt.calls.filter((c) => c.includes(' tags '))).toEqual([
+      'drop tags tags_name_unique',
+      'create tags tags_name_unique',
+      'create tags tags_slug_unique',
+    ]);
     expect(describeIndexSync(second, mode).exitCode).toBe(0);
   });
 
@@ -222,7 +260,11 @@ describe('start-up (ensureIndexes) with a renamed index', () => {
     const { db, calls, state } = fakeDriverDb(renamed('compound'));
     const logged: string[] = [];
     const dropped = await prepareIndexSet(mongoIndexTarget(db), wanted(), (conflict) => logged.push(describeDroppedConflict(conflict)));
-    expect(calls.filter((c) => c.includes(' events '))).toEqual(['drop events events_slug', 'drop events events_search', 'create events events_slug_unique,events_status_start,events_text']);
+    expect(calls.filter((c) => c.includes(' events '))).toEqual([
+      'drop events events_slug',
+      'drop events events_search',
+      'create events events_slug_unique,events_status_start,events_text',
+    ]);
     expect(dropped.map((d) => d.existing.name)).toEqual(['events_slug', 'events_search']);
     expect(logged).toEqual([
       'dropped index events.events_slug: it is not in indexes/, and it has the same key {slug: 1} as events_slug_unique, which MongoDB will not create beside it',
@@ -238,12 +280,25 @@ describe('start-up (ensureIndexes) with a renamed index', () => {
   it('drops a renamed compound text index (CannotCreateIndex, 67, on the old order)', async () => {
     const db = inLine();
     db.events = db.events.map((i) =>
-      i.name === 'events_text' ? { v: 2, key: { status: 1, _fts: 'text', _ftsx: 1 }, name: 'events_search', weights: { title: 1 }, default_language: 'english', language_override: 'language', textIndexVersion: 3 } : i,
+      i.name === 'events_text'
+        ? {
+            v: 2,
+            key: { status: 1, _fts: 'text', _ftsx: 1 },
+            name: 'events_search',
+            weights: { title: 1 },
+            default_language: 'english',
+            language_override: 'language',
+            textIndexVersion: 3,
+          }
+        : i,
     );
     const { db: driverDb, calls } = fakeDriverDb(db);
     const dropped = await prepareIndexSet(mongoIndexTarget(driverDb), wanted());
     expect(dropped.map((d) => [d.existing.name, d.rule])).toEqual([['events_search', 'one-text-index']]);
-    expect(calls.filter((c) => c.includes(' events '))).toEqual(['drop events events_search', 'create events events_slug_unique,events_status_start,events_text']);
+    expect(calls.filter((c) => c.includes(' events '))).toEqual([
+      'drop events events_search',
+      'create events events_slug_unique,events_status_start,events_text',
+    ]);
   });
 
   it('leaves a changed index of indexes/ alone, whose creation fails as before (the --recreate case)', async () => {

@@ -10,7 +10,6 @@ import { diffIndexes, indexDifferences, type IndexTarget, type ListedIndex, sync
 import { COLLECTION_NAMES, type CollectionName, type IndexDefinition } from '../../src/storage/port.js';
 import { asListed, ID_INDEX } from '../helpers/listed-indexes.js';
 
-
 /** A database in memory, listing what was created the way MongoDB does. */
 function fakeDatabase(initial: Partial<Record<CollectionName, ListedIndex[]>> = {}) {
   const state = new Map<CollectionName, ListedIndex[]>(COLLECTION_NAMES.map((c) => [c, [...(initial[c] ?? [])]]));
@@ -28,7 +27,10 @@ function fakeDatabase(initial: Partial<Record<CollectionName, ListedIndex[]>> = 
     },
     async drop(collection, name) {
       calls.push(`drop ${collection} ${name}`);
-      state.set(collection, (state.get(collection) ?? []).filter((i) => i.name !== name));
+      state.set(
+        collection,
+        (state.get(collection) ?? []).filter((i) => i.name !== name),
+      );
     },
   };
   return { target, calls, state };
@@ -48,13 +50,19 @@ describe('index comparison', () => {
   it('names what differs: key, unique, text weights and language, extra options', () => {
     const slug: IndexDefinition = { name: 'events_slug_unique', key: { slug: 1 }, unique: true };
     expect(indexDifferences(slug, { v: 2, key: { slug: 1 }, name: 'events_slug_unique' })).toEqual(['unique: indexes/ true, database none']);
-    expect(indexDifferences(slug, { v: 2, key: { slug: -1 }, name: 'events_slug_unique', unique: true })).toEqual(['key: indexes/ {slug: 1}, database {slug: -1}']);
-    expect(indexDifferences(slug, { v: 2, key: { slug: 1 }, name: 'events_slug_unique', unique: true, sparse: true })).toEqual(['sparse: indexes/ none, database true']);
+    expect(indexDifferences(slug, { v: 2, key: { slug: -1 }, name: 'events_slug_unique', unique: true })).toEqual([
+      'key: indexes/ {slug: 1}, database {slug: -1}',
+    ]);
+    expect(indexDifferences(slug, { v: 2, key: { slug: 1 }, name: 'events_slug_unique', unique: true, sparse: true })).toEqual([
+      'sparse: indexes/ none, database true',
+    ]);
     expect(indexDifferences(slug, { v: 2, key: { slug: 1 }, name: 'events_slug_unique', unique: true, background: true })).toEqual([]);
 
     const ttl = indexes.idempotency.find((d) => d.expireAfterSeconds !== undefined) as IndexDefinition;
     expect(indexDifferences(ttl, asListed(ttl))).toEqual([]);
-    expect(indexDifferences(ttl, { ...asListed(ttl), expireAfterSeconds: 3600 })).toEqual([`expireAfterSeconds: indexes/ ${ttl.expireAfterSeconds}, database 3600`]);
+    expect(indexDifferences(ttl, { ...asListed(ttl), expireAfterSeconds: 3600 })).toEqual([
+      `expireAfterSeconds: indexes/ ${ttl.expireAfterSeconds}, database 3600`,
+    ]);
     expect(indexDifferences(ttl, { v: 2, key: ttl.key, name: ttl.name })).toEqual([`expireAfterSeconds: indexes/ ${ttl.expireAfterSeconds}, database none`]);
 
     const text = indexes.events.find((d) => d.name === 'events_text') as IndexDefinition;
@@ -65,7 +73,9 @@ describe('index comparison', () => {
     expect(indexDifferences(text, { ...listed, weights: fewer })).toEqual(['weights.excerpt: indexes/ 3, database none']);
 
     const geo = indexes.venues.find((d) => d.name === 'venues_location_2dsphere') as IndexDefinition;
-    expect(indexDifferences(geo, { v: 2, key: { location: '2dsphere' }, name: geo.name, '2dsphereIndexVersion': 2 })).toEqual(['2dsphereIndexVersion: indexes/ 3, database 2']);
+    expect(indexDifferences(geo, { v: 2, key: { location: '2dsphere' }, name: geo.name, '2dsphereIndexVersion': 2 })).toEqual([
+      '2dsphereIndexVersion: indexes/ 3, database 2',
+    ]);
   });
 
   it('tells missing, changed and unknown indexes apart, and ignores _id_', () => {
@@ -118,8 +128,17 @@ describe('index sync', () => {
     const { target, calls } = fakeDatabase(drifted());
     const mode = { check: false, recreate: true, dropUnknown: true };
     const report = await syncIndexSet(target, indexes, mode);
-    expect(calls).toEqual(['create events events_post_parent_start_id', 'drop events events_title_legacy', 'drop venues venues_slug_unique', 'create venues venues_slug_unique']);
-    expect(report).toMatchObject({ recreated: ['venues.venues_slug_unique'], dropped: ['events.events_title_legacy'], remaining: { changed: [], unknown: [], missing: [] } });
+    expect(calls).toEqual([
+      'create events events_post_parent_start_id',
+      'drop events events_title_legacy',
+      'drop venues venues_slug_unique',
+      'create venues venues_slug_unique',
+    ]);
+    expect(report).toMatchObject({
+      recreated: ['venues.venues_slug_unique'],
+      dropped: ['events.events_title_legacy'],
+      remaining: { changed: [], unknown: [], missing: [] },
+    });
     expect(describeIndexSync(report, mode).exitCode).toBe(0);
     const check = { check: true, recreate: false, dropUnknown: false };
     expect(describeIndexSync(await syncIndexSet(target, indexes, check), check).exitCode).toBe(0);

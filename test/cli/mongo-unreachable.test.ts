@@ -13,7 +13,6 @@ import { indexesCli } from '../../src/cli/indexes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-
 describe('server start-up with an unreachable MongoDB', () => {
   it('exits non-zero with one line naming host:port and ECONNREFUSED, no stack, no password', { timeout: 30_000 }, async () => {
     const port = await freePort();

@@ -132,7 +132,10 @@ describe.skipIf(process.platform !== 'linux')('SIGTERM to the npm process', () =
 
     const processes = terminateNpm(run.child);
     expect(processes.length).toBeGreaterThan(0);
-    const stopped = await within(STOP_WITHIN_MS, async () => (await refusesConnections(port)) && !existsSync(lock) && !processes.some(isAlive) && hasExited(run.child));
+    const stopped = await within(
+      STOP_WITHIN_MS,
+      async () => (await refusesConnections(port)) && !existsSync(lock) && !processes.some(isAlive) && hasExited(run.child),
+    );
     expect(stopped, `still running: ${processes.filter(isAlive).join(', ')}; lock ${existsSync(lock) ? 'held' : 'released'}\n${run.output()}`).toBe(true);
     await run.closed;
     // The server's own SIGTERM handling ran: in-flight requests finished, the storage closed.

@@ -94,7 +94,15 @@ describe('seed command', () => {
   });
 
   it('reads options alone or with =value, and refuses any other spelling as an unknown option', () => {
-    expect(parseSeedArgs(['--concurrency', '8', '--batch-size=20', '--dry-run', 'seeds', '-'])).toEqual({ paths: ['seeds', '-'], dryRun: true, prune: false, yes: false, help: false, concurrency: 8, batchSize: 20 });
+    expect(parseSeedArgs(['--concurrency', '8', '--batch-size=20', '--dry-run', 'seeds', '-'])).toEqual({
+      paths: ['seeds', '-'],
+      dryRun: true,
+      prune: false,
+      yes: false,
+      help: false,
+      concurrency: 8,
+      batchSize: 20,
+    });
     expect(parseSeedArgs(['-h'])).toMatchObject({ help: true });
     const refused: Array<[string[], string]> = [
       [['-hy'], 'unknown option -hy'],
@@ -163,13 +171,22 @@ describe('seed command', () => {
     }
     lines.finish();
     expect(plain.text()).not.toContain('\r');
-    expect(plain.text().split('\n').filter((l) => /^loading: [\d,]+\/2,000 \(\d+0%\)/.test(l))).toHaveLength(10);
+    expect(
+      plain
+        .text()
+        .split('\n')
+        .filter((l) => /^loading: [\d,]+\/2,000 \(\d+0%\)/.test(l)),
+    ).toHaveLength(10);
   });
 
   it('runs as a process: exit codes and output (what npm run seed runs)', async () => {
     const spawnSeed = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/seed.ts', ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', STORAGE: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/seed.ts', ...args], {
+          cwd: root,
+          env: { PATH: process.env.PATH ?? '', STORAGE: 'embedded' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

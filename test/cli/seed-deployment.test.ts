@@ -88,7 +88,7 @@ describe('Dockerfile', () => {
     expect(() => new Function(command[2] as string)).not.toThrow();
   });
 
-  it('gets lmdb\'s native binary prebuilt for the image\'s platforms (the slim image has no compiler)', () => {
+  it("gets lmdb's native binary prebuilt for the image's platforms (the slim image has no compiler)", () => {
     const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { version?: string; os?: string[]; cpu?: string[] }> };
     const lmdb = lock.packages['node_modules/lmdb'];
     expect(lmdb?.version).toBeDefined();
@@ -119,7 +119,18 @@ describe('Dockerfile', () => {
 
 describe('compose.yaml', () => {
   const compose = parse(read('compose.yaml')) as {
-    services: Record<string, { image?: string; build?: unknown; command?: string[]; healthcheck?: { test: string[] }; depends_on?: Record<string, { condition: string }>; environment?: Record<string, string>; ports?: string[] }>;
+    services: Record<
+      string,
+      {
+        image?: string;
+        build?: unknown;
+        command?: string[];
+        healthcheck?: { test: string[] };
+        depends_on?: Record<string, { condition: string }>;
+        environment?: Record<string, string>;
+        ports?: string[];
+      }
+    >;
   };
   const { mongo, api } = compose.services;
 

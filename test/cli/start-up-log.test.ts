@@ -102,7 +102,13 @@ describe('server process output', () => {
     const lines = jsonLines(await runServer({ LOG_LEVEL: 'debug', API_TOKENS: `editor:${'e'.repeat(24)}` }));
     const debug = lines.filter((l) => l.level === 20).map((l) => l.msg);
     expect(debug).toEqual(
-      expect.arrayContaining(['configuration', expect.stringMatching(/^indexes ensured in \d+ ms$/), 'incoming request', 'request completed', 'HTTP server closed; closing storage']),
+      expect.arrayContaining([
+        'configuration',
+        expect.stringMatching(/^indexes ensured in \d+ ms$/),
+        'incoming request',
+        'request completed',
+        'HTTP server closed; closing storage',
+      ]),
     );
     expect(lines.filter((l) => l.level === 20 && l.req?.url === '/health/ready')).toHaveLength(1);
     // The settings line counts the tokens and never shows one.

@@ -23,7 +23,11 @@ function packagesLoadedAt(body: string): string[][] {
     ${body}
     process.stdout.write(JSON.stringify(notes));
   `;
-  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env, DATA_DIR: '' } });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, DATA_DIR: '' },
+  });
   // The exit status decides; stderr (a failed step's stack) explains a failure. A warning Node
   // prints to stderr is no failure of what is checked here.
   expect(child.status, child.stderr).toBe(0);
@@ -48,7 +52,8 @@ const EMBEDDED_START = `
 describe('start-up on the embedded engine', () => {
   const [serving, later] = (() => {
     let notes: string[][] | undefined;
-    const read = () => (notes ??= packagesLoadedAt(`
+    const read = () =>
+      (notes ??= packagesLoadedAt(`
       ${EMBEDDED_START}
       loaded();
       const venues = await storage.venues.find({ filter: { 'location.type': 'Point' } });

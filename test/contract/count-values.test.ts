@@ -183,9 +183,7 @@ describe.each(engineCases)('%s engine: countValues', (_name, engine) => {
     // Events 1, 3, 6 and 7.
     expect(await countValues('categoryIds', filter)).toEqual(counts([5, 3], [6, 1], [8, 1]));
     expect(await countValues('venueId', filter)).toEqual(counts([10, 2]));
-    expect(await countValues('categoryIds', { status: { $in: ['draft', 'trash'] } })).toEqual(
-      counts([5, 1], [6, 1], [7, 1]),
-    );
+    expect(await countValues('categoryIds', { status: { $in: ['draft', 'trash'] } })).toEqual(counts([5, 1], [6, 1], [7, 1]));
   });
 
   it('over the documents holding one array element (co-occurrence)', async () => {
@@ -208,17 +206,11 @@ describe.each(engineCases)('%s engine: countValues', (_name, engine) => {
     // "jazz night": events 1, 4 and 6 ("of" is a stop word); 2 lacks "night", 5 lacks "jazz".
     expect(await countValues('categoryIds', allWords('jazz night'))).toEqual(counts([5, 2], [6, 1], [7, 1], [8, 1]));
     expect(await countValues('venueId', allWords('jazz night'))).toEqual(counts([10, 2]));
-    expect(await countValues('categoryIds', { ...allWords('jazz night'), status: 'publish' })).toEqual(
-      counts([5, 2], [6, 1], [8, 1]),
-    );
-    expect(await countValues('venueId', { $and: [allWords('jazz night'), { status: 'publish' }] })).toEqual(
-      counts([10, 1]),
-    );
+    expect(await countValues('categoryIds', { ...allWords('jazz night'), status: 'publish' })).toEqual(counts([5, 2], [6, 1], [8, 1]));
+    expect(await countValues('venueId', { $and: [allWords('jazz night'), { status: 'publish' }] })).toEqual(counts([10, 1]));
     // "blues" and "Blue" share the stem "blue": events 1, 4 and 5.
     expect(await countValues('categoryIds', allWords('blues'))).toEqual(counts([5, 1], [6, 2], [7, 2]));
-    expect(await countValues('status', { $text: { $search: 'jazz' } })).toEqual(
-      counts(['draft', 1], ['publish', 2], ['trash', 1]),
-    );
+    expect(await countValues('status', { $text: { $search: 'jazz' } })).toEqual(counts(['draft', 1], ['publish', 2], ['trash', 1]));
   });
 
   it('returns copies: changing a returned Date leaves the stored one', async () => {
@@ -231,10 +223,7 @@ describe.each(engineCases)('%s engine: countValues', (_name, engine) => {
   it.each<[string, () => Promise<ValueCount[]>]>([
     ['an unknown filter operator', () => storage.events.countValues('venueId', { status: { $foo: 1 } } as unknown as Filter)],
     ['$text inside $nor', () => storage.events.countValues('venueId', { $nor: [{ $text: { $search: 'jazz' } }] })],
-    [
-      '$text on a collection without a text index',
-      () => storage.categories.countValues('parent', { $text: { $search: 'jazz' } }),
-    ],
+    ['$text on a collection without a text index', () => storage.categories.countValues('parent', { $text: { $search: 'jazz' } })],
   ])('refuses %s on every engine', async (_name, run) => {
     await expect(run()).rejects.toThrow();
     if (engine.name === 'embedded') await expect(run()).rejects.toBeInstanceOf(UnsupportedQueryError);

@@ -3,22 +3,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DuplicateKeyError, StorageUnavailableError, UnsupportedQueryError } from '../../src/errors.js';
-import {
-  type Collection,
-  type CollectionName,
-  type Filter,
-  type Storage,
-  type TermDoc,
-} from '../../src/storage/port.js';
+import { type Collection, type CollectionName, type Filter, type Storage, type TermDoc } from '../../src/storage/port.js';
 import { enginesUnderTest } from '../helpers/engines.js';
-import {
-  makeCategoryDoc,
-  makeEventDoc,
-  makeOrganizerDoc,
-  makeTagDoc,
-  makeVenueDoc,
-  point,
-} from '../helpers/factories.js';
+import { makeCategoryDoc, makeEventDoc, makeOrganizerDoc, makeTagDoc, makeVenueDoc, point } from '../helpers/factories.js';
 
 const { engines } = await enginesUnderTest();
 /** [name, engine] pairs: a plain name in test titles. */
@@ -228,10 +215,7 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
     await storage.organizers.insertOne(makeOrganizerDoc({ _id: 2, slug: 'taken' }));
     await storage.organizers.deleteById(2);
     await storage.organizers.insertOne(makeOrganizerDoc({ _id: 3, slug: 'taken' }));
-    expect((await storage.organizers.find({ filter: {}, sort: [['_id', 1]] })).map((o) => o.slug)).toEqual([
-      'renamed',
-      'taken',
-    ]);
+    expect((await storage.organizers.find({ filter: {}, sort: [['_id', 1]] })).map((o) => o.slug)).toEqual(['renamed', 'taken']);
   });
 
   it('enforces the compound unique index of categories (parent + name)', async () => {
@@ -262,7 +246,9 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
     // An array of new values is stored, and its elements are keys from then on.
     await storage.organizers.insertOne(makeOrganizerDoc({ _id: 10, slug: ['g1', 2] as unknown as string }));
     await expect(storage.organizers.insertOne(makeOrganizerDoc({ _id: 11, slug: 'g1' }))).rejects.toMatchObject({ index: 'organizers_slug_unique' });
-    await expect(storage.organizers.insertOne(makeOrganizerDoc({ _id: 12, slug: 2 as unknown as string }))).rejects.toMatchObject({ index: 'organizers_slug_unique' });
+    await expect(storage.organizers.insertOne(makeOrganizerDoc({ _id: 12, slug: 2 as unknown as string }))).rejects.toMatchObject({
+      index: 'organizers_slug_unique',
+    });
     const ids = async (filter: Filter) => (await storage.organizers.find({ filter, sort: [['_id', 1]] })).map((o) => o._id);
     expect(await ids({ slug: 'f1' })).toEqual([2]);
     expect(await ids({ slug: { $in: [1, '\u0000f1', ''] } })).toEqual([1, 3, 5]);
@@ -275,9 +261,9 @@ describe.each(engineCases)('%s engine: documents', (_name, engine) => {
     const { nameKey: _b, ...second } = makeTagDoc({ _id: 2, slug: 'no-key-2' });
     await storage.tags.insertOne(first as TermDoc);
     await expect(storage.tags.insertOne(second as TermDoc)).rejects.toMatchObject({ index: 'tags_name_unique' });
-    await expect(
-      storage.tags.insertOne(makeTagDoc({ _id: 3, slug: 'null-key', nameKey: null as unknown as string })),
-    ).rejects.toMatchObject({ index: 'tags_name_unique' });
+    await expect(storage.tags.insertOne(makeTagDoc({ _id: 3, slug: 'null-key', nameKey: null as unknown as string }))).rejects.toMatchObject({
+      index: 'tags_name_unique',
+    });
     expect(await storage.tags.count({})).toBe(1);
   });
 

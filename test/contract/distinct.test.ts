@@ -197,10 +197,7 @@ describe.each(engineCases)('%s engine: distinct', (_name, engine) => {
   it.each<[string, () => Promise<Scalar[]>]>([
     ['an unknown filter operator', () => storage.events.distinct('venueId', { status: { $foo: 1 } } as unknown as Filter)],
     ['$text inside $nor', () => storage.events.distinct('venueId', { $nor: [{ $text: { $search: 'jazz' } }] })],
-    [
-      '$text on a collection without a text index',
-      () => storage.categories.distinct('parent', { $text: { $search: 'jazz' } }),
-    ],
+    ['$text on a collection without a text index', () => storage.categories.distinct('parent', { $text: { $search: 'jazz' } })],
   ])('refuses %s on every engine', async (_name, run) => {
     await expect(run()).rejects.toThrow();
     if (engine.name === 'embedded') await expect(run()).rejects.toBeInstanceOf(UnsupportedQueryError);

@@ -107,12 +107,15 @@ for (const engine of engines) {
       expect(plan.sort).toBe('index');
     });
 
-    it.each(MATCHES_SORTED.map(([name, shape, index]) => ({ name, shape, index })))('$name is found through $index, never by a collection scan', async ({ shape, index }) => {
-      const plan = await planOf(shape);
-      expect(plan.collectionScan).toBe(false);
-      expect(plan.indexes).toContain(index);
-      expect(['index', 'memory']).toContain(plan.sort);
-    });
+    it.each(MATCHES_SORTED.map(([name, shape, index]) => ({ name, shape, index })))(
+      '$name is found through $index, never by a collection scan',
+      async ({ shape, index }) => {
+        const plan = await planOf(shape);
+        expect(plan.collectionScan).toBe(false);
+        expect(plan.indexes).toContain(index);
+        expect(['index', 'memory']).toContain(plan.sort);
+      },
+    );
 
     it('reports a collection scan for a filter no index serves', async () => {
       const plan = await storage.events.explain({ filter: { allDay: true, showMapLink: false }, sort: [['_id', 1]] });
@@ -122,7 +125,13 @@ for (const engine of engines) {
 
     it('reports no collection scan when the index finds nothing, whatever the unindexed conditions', async () => {
       // No trashed event: nothing is left for the unindexed date condition to be tested on.
-      const plan = await storage.events.explain({ filter: { status: 'trash', dateUtc: { $gt: NOW } }, sort: [['startUtc', 1], ['_id', 1]] });
+      const plan = await storage.events.explain({
+        filter: { status: 'trash', dateUtc: { $gt: NOW } },
+        sort: [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+      });
       expect(plan.collectionScan).toBe(false);
       expect(plan.indexes).toContain('events_status_start');
     });

@@ -65,7 +65,11 @@ describe.each(engineCases)('%s engine: near (geoNear on venues)', (_name, engine
 
   it('applies the filter to the candidates', async () => {
     await storage.venues.updateById(ids.get('potsdam') as number, { $set: { status: 'draft' } });
-    const hits = await storage.venues.near('location', { point: PLACES.alexanderplatz as LngLat, maxDistance: toRadians(300, 'km'), filter: { status: 'publish' } });
+    const hits = await storage.venues.near('location', {
+      point: PLACES.alexanderplatz as LngLat,
+      maxDistance: toRadians(300, 'km'),
+      filter: { status: 'publish' },
+    });
     expect(hits.map((h) => nameOf(h._id))).toEqual(['alexanderplatz', 'hamburg']);
   });
 

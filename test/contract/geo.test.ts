@@ -84,7 +84,14 @@ describe.each(engineCases)('%s engine: $geoWithin', (_name, engine) => {
 
   it('combines with other conditions, sort and paging', async () => {
     const filter: Filter = { ...within(ALEXANDERPLATZ, km(50)), status: 'publish' };
-    const page = await storage.venues.findPage({ filter, sort: [['name', 1], ['_id', 1]], limit: 2 });
+    const page = await storage.venues.findPage({
+      filter,
+      sort: [
+        ['name', 1],
+        ['_id', 1],
+      ],
+      limit: 2,
+    });
     expect(page.items.map((venue) => venue.name)).toEqual(['Brandenburger Tor', 'Konzerthaus']);
     expect(page.total).toBe(3);
     expect(await storage.venues.count({ $and: [within(ALEXANDERPLATZ, km(50)), { city: 'Potsdam' }] })).toBe(1);

@@ -114,7 +114,15 @@ describe.each(engineCases)('%s engine: the status filter (src/query/status.ts)',
 
   it('pages and counts inside $and, ordered by name key then id, as the list query does', async () => {
     await storage.venues.insertOne(venue({ _id: 10, slug: 's-10', name: 'published', status: 'publish' }));
-    const query: CompiledQuery = { filter: { $and: [statusFilter(['publish'], NOW)] }, sort: [['nameKey', 1], ['_id', 1]], skip: 1, limit: 3 };
+    const query: CompiledQuery = {
+      filter: { $and: [statusFilter(['publish'], NOW)] },
+      sort: [
+        ['nameKey', 1],
+        ['_id', 1],
+      ],
+      skip: 1,
+      limit: 3,
+    };
     const page = await storage.venues.findPage(query);
     // Name keys: "published" (1, 10), "published ahead" (9), "scheduled for now" (8), "scheduled, due" (2).
     expect(page.total).toBe(5);
@@ -144,7 +152,8 @@ describe.each(engineCases)('%s engine: distinct links for has_events and only_wi
       event({ _id: 11, slug: 'e-11', status: 'publish', venueId: 19, organizerIds: [110], startUtc: after(-HOUR), endUtc: after(HOUR) }),
     ];
     for (const doc of events) await storage.events.insertOne(doc);
-    for (let id = 10; id <= 20; id++) await storage.venues.insertOne(venue({ _id: id, slug: `v-${id}`, name: `Venue ${id}`, status: id === 20 ? 'draft' : 'publish' }));
+    for (let id = 10; id <= 20; id++)
+      await storage.venues.insertOne(venue({ _id: id, slug: `v-${id}`, name: `Venue ${id}`, status: id === 20 ? 'draft' : 'publish' }));
   });
   afterEach(async () => {
     await storage.close();
@@ -177,7 +186,15 @@ describe.each(engineCases)('%s engine: distinct links for has_events and only_wi
   it('selects the venues through $in and $nin of those ids, within the status filter', async () => {
     const linked = await storage.events.distinct('venueId', { status: { $in: LIVE_EVENT_STATUSES } });
     const listed = async (clause: Filter, statuses: readonly PostStatus[]) =>
-      (await storage.venues.find({ filter: { $and: [statusFilter(statuses, NOW), clause] }, sort: [['nameKey', 1], ['_id', 1]] })).map((d) => d._id);
+      (
+        await storage.venues.find({
+          filter: { $and: [statusFilter(statuses, NOW), clause] },
+          sort: [
+            ['nameKey', 1],
+            ['_id', 1],
+          ],
+        })
+      ).map((d) => d._id);
     expect(await listed({ _id: { $in: linked } }, ['publish'])).toEqual([10, 13, 14, 15, 16, 18, 19]);
     // has_events=false: linked to no live event (only draft/pending/trashed ones, or none).
     expect(await listed({ _id: { $nin: linked } }, ['publish'])).toEqual([11, 12, 17]);
@@ -193,8 +210,28 @@ describe.each(engineCases)('%s engine: all-words search over venues and organize
   beforeEach(async () => {
     storage = await engine.open();
     const venues = [
-      venue({ _id: 1, slug: 'v-1', name: 'Théâtre du Temple', address: '100, Avenue du Temple', city: 'Paris', province: 'Île-de-France', stateprovince: 'Île-de-France', country: 'France', zip: '75003', phone: '0142740000' }),
-      venue({ _id: 2, slug: 'v-2', name: 'London Coliseum', address: "St Martin's Lane", city: 'London', province: 'Greater London', zip: 'WC2N 4ES', country: 'United Kingdom' }),
+      venue({
+        _id: 1,
+        slug: 'v-1',
+        name: 'Théâtre du Temple',
+        address: '100, Avenue du Temple',
+        city: 'Paris',
+        province: 'Île-de-France',
+        stateprovince: 'Île-de-France',
+        country: 'France',
+        zip: '75003',
+        phone: '0142740000',
+      }),
+      venue({
+        _id: 2,
+        slug: 'v-2',
+        name: 'London Coliseum',
+        address: "St Martin's Lane",
+        city: 'London',
+        province: 'Greater London',
+        zip: 'WC2N 4ES',
+        country: 'United Kingdom',
+      }),
       venue({ _id: 3, slug: 'v-3', name: 'Royal Albert Hall', address: 'Kensington Gore', city: 'London', description: 'A concert hall in South Kensington' }),
       venue({ _id: 4, slug: 'v-4', name: 'Temple Bar Hall', city: 'Dublin', country: 'Ireland', status: 'draft' }),
       venue({ _id: 5, slug: 'v-5', name: 'Austin City Hall', state: 'Texas', stateprovince: 'TX', phone: '5129742000' }),
@@ -203,7 +240,15 @@ describe.each(engineCases)('%s engine: all-words search over venues and organize
     const organizers = [
       organizer({ _id: 11, slug: 'o-11', name: 'Organizer one', phone: '111111111', email: 'one@common.com', website: 'http://one.com' }),
       organizer({ _id: 12, slug: 'o-12', name: 'Organizer two', phone: '111112222', email: 'two@common.com', website: 'http://two.com' }),
-      organizer({ _id: 13, slug: 'o-13', name: 'Organizer three', phone: '222223333', email: 'three@three.com', website: 'http://three.com', description: 'Chamber concerts' }),
+      organizer({
+        _id: 13,
+        slug: 'o-13',
+        name: 'Organizer three',
+        phone: '222223333',
+        email: 'three@three.com',
+        website: 'http://three.com',
+        description: 'Chamber concerts',
+      }),
     ];
     for (const doc of organizers) await storage.organizers.insertOne(doc);
   });
@@ -212,9 +257,25 @@ describe.each(engineCases)('%s engine: all-words search over venues and organize
   });
 
   const venuesFound = async (query: string, statuses: readonly PostStatus[] = NON_TRASH_STATUSES) =>
-    (await storage.venues.find({ filter: { $and: [statusFilter(statuses, NOW), allWords(query)] }, sort: [['nameKey', 1], ['_id', 1]] })).map((d) => d._id);
+    (
+      await storage.venues.find({
+        filter: { $and: [statusFilter(statuses, NOW), allWords(query)] },
+        sort: [
+          ['nameKey', 1],
+          ['_id', 1],
+        ],
+      })
+    ).map((d) => d._id);
   const organizersFound = async (query: string) =>
-    (await storage.organizers.find({ filter: { $and: [statusFilter(['publish'], NOW), allWords(query)] }, sort: [['nameKey', 1], ['_id', 1]] })).map((d) => d._id);
+    (
+      await storage.organizers.find({
+        filter: { $and: [statusFilter(['publish'], NOW), allWords(query)] },
+        sort: [
+          ['nameKey', 1],
+          ['_id', 1],
+        ],
+      })
+    ).map((d) => d._id);
 
   it.each<[string, string, number[]]>([
     ['words of the address in any order', 'temple avenue', [1]],
@@ -247,7 +308,10 @@ describe.each(engineCases)('%s engine: all-words search over venues and organize
   it('venues: pages and counts the matches only', async () => {
     const page = await storage.venues.findPage({
       filter: { $and: [statusFilter(NON_TRASH_STATUSES, NOW), allWords('hall')] },
-      sort: [['nameKey', 1], ['_id', 1]],
+      sort: [
+        ['nameKey', 1],
+        ['_id', 1],
+      ],
       skip: 1,
       limit: 1,
     });

@@ -21,7 +21,6 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const WORDS = ['jazz', 'opera', 'cinema', 'market', 'poetry', 'garden', 'robot', 'choir'];
 
-
 /** Events over two years around NOW; many share a start instant (ties broken by _id). */
 function fixture(count: number, seed = 3): EventDoc[] {
   const r = random(seed);
@@ -69,8 +68,7 @@ function fixture(count: number, seed = 3): EventDoc[] {
 // ---------------------------------------------------------------------------------------------
 
 type Plain = string | number | boolean | Date;
-const same = (a: unknown, b: Plain): boolean =>
-  a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : typeof a === typeof b && a === b;
+const same = (a: unknown, b: Plain): boolean => (a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : typeof a === typeof b && a === b);
 const compare = (a: unknown, b: Plain): number | null => {
   if (a instanceof Date && b instanceof Date) return a.getTime() - b.getTime();
   if (typeof a === 'number' && typeof b === 'number') return a - b;
@@ -141,11 +139,26 @@ function expectedPage(docs: readonly EventDoc[], filter: Filter, sort: Sort, ski
 
 const anonymous = (now: Date): Filter => ({ $or: [{ status: 'publish' }, { status: 'future', dateUtc: { $lte: now } }] });
 const SORTS: Sort[] = [
-  [['startUtc', 1], ['_id', 1]],
-  [['startUtc', -1], ['_id', -1]],
-  [['endUtc', 1], ['_id', 1]],
-  [['endUtc', -1], ['_id', -1]],
-  [['dateUtc', 1], ['_id', 1]],
+  [
+    ['startUtc', 1],
+    ['_id', 1],
+  ],
+  [
+    ['startUtc', -1],
+    ['_id', -1],
+  ],
+  [
+    ['endUtc', 1],
+    ['_id', 1],
+  ],
+  [
+    ['endUtc', -1],
+    ['_id', -1],
+  ],
+  [
+    ['dateUtc', 1],
+    ['_id', 1],
+  ],
 ];
 
 function randomFilter(r: () => number, ids: readonly number[], now: Date): Filter {
@@ -202,18 +215,66 @@ describe.each(engineCases)('%s engine: planned list queries', (_name, engine) =>
   it('walks the start index in both directions with ties broken by _id, down to deep pages', async () => {
     const filter: Filter = { $and: [anonymous(NOW), { hideFromListings: false }, { startUtc: { $gte: new Date(NOW.getTime() - DAY) } }] };
     for (const skip of [0, 10, 490, 1500, 2500]) {
-      await check(filter, [['startUtc', 1], ['_id', 1]], skip, 10);
-      await check(filter, [['startUtc', -1], ['_id', -1]], skip, 10);
+      await check(
+        filter,
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+        skip,
+        10,
+      );
+      await check(
+        filter,
+        [
+          ['startUtc', -1],
+          ['_id', -1],
+        ],
+        skip,
+        10,
+      );
     }
     // No limit: every match, in order.
-    await check(filter, [['startUtc', 1], ['_id', 1]], 0, 0);
+    await check(
+      filter,
+      [
+        ['startUtc', 1],
+        ['_id', 1],
+      ],
+      0,
+      0,
+    );
   });
 
   it('serves multikey $in on categories, tags and organizers', async () => {
     for (let round = 0; round < 3; round++) {
-      await check({ categoryIds: { $in: [2, 5] } }, [['startUtc', 1], ['_id', 1]], 0, 20);
-      await check({ $and: [anonymous(NOW), { categoryIds: { $in: [1, 2, 3] } }, { tagIds: { $in: [21] } }] }, [['startUtc', 1], ['_id', 1]], 5, 20);
-      await check({ organizerIds: { $in: [601, 605] }, featured: true }, [['endUtc', -1], ['_id', -1]], 0, 50);
+      await check(
+        { categoryIds: { $in: [2, 5] } },
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+        0,
+        20,
+      );
+      await check(
+        { $and: [anonymous(NOW), { categoryIds: { $in: [1, 2, 3] } }, { tagIds: { $in: [21] } }] },
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+        5,
+        20,
+      );
+      await check(
+        { organizerIds: { $in: [601, 605] }, featured: true },
+        [
+          ['endUtc', -1],
+          ['_id', -1],
+        ],
+        0,
+        50,
+      );
       expect(await storage.events.count({ categoryIds: 3 })).toBe(docs.filter((d) => d.categoryIds.includes(3)).length);
     }
   });
@@ -221,20 +282,54 @@ describe.each(engineCases)('%s engine: planned list queries', (_name, engine) =>
   it('compares Dates at and around exact bounds, and never across types', async () => {
     const bound = docs[17]!.startUtc;
     for (const op of ['$gt', '$gte', '$lt', '$lte'] as const) {
-      await check({ startUtc: { [op]: bound } }, [['startUtc', 1], ['_id', 1]], 0, 5);
-      await check({ endUtc: { [op]: bound } }, [['endUtc', -1], ['_id', -1]], 0, 5);
+      await check(
+        { startUtc: { [op]: bound } },
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+        0,
+        5,
+      );
+      await check(
+        { endUtc: { [op]: bound } },
+        [
+          ['endUtc', -1],
+          ['_id', -1],
+        ],
+        0,
+        5,
+      );
       expect(await storage.events.count({ startUtc: { [op]: bound.toISOString() } })).toBe(0);
     }
     const window: Filter = { startUtc: { $gte: bound, $lt: new Date(bound.getTime() + 30 * DAY) } };
-    await check(window, [['startUtc', 1], ['_id', 1]], 0, 100);
+    await check(
+      window,
+      [
+        ['startUtc', 1],
+        ['_id', 1],
+      ],
+      0,
+      100,
+    );
   });
 
   it('follows a bound that moves a little on every request (a clock-derived window)', async () => {
     for (let i = 0; i < 20; i++) {
       const now = new Date(NOW.getTime() + i * 37 * 60_000);
       const end = new Date(now.getTime() + 400 * DAY - i * 3 * HOUR);
-      const filter: Filter = { $and: [anonymous(now), { hideFromListings: false }, { startUtc: { $gte: new Date(NOW.getTime() - DAY) } }, { endUtc: { $lte: end } }] };
-      await check(filter, [['startUtc', 1], ['_id', 1]], i, 10);
+      const filter: Filter = {
+        $and: [anonymous(now), { hideFromListings: false }, { startUtc: { $gte: new Date(NOW.getTime() - DAY) } }, { endUtc: { $lte: end } }],
+      };
+      await check(
+        filter,
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+        i,
+        10,
+      );
       // Alone, the moving bound's own count is the total.
       expect(await storage.events.count({ endUtc: { $lte: end } })).toBe(docs.filter((d) => d.endUtc.getTime() <= end.getTime()).length);
       const from = new Date(NOW.getTime() - i * 5 * HOUR);
@@ -262,7 +357,14 @@ describe.each(engineCases)('%s engine: planned list queries', (_name, engine) =>
       const filter: Filter = { $and: [anonymous(NOW), { $text: { $search: textSearchOf(query) }, searchTerms: { $all: searchWords(query) } }] };
       const all = (d: EventDoc) => matches(d, anonymous(NOW)) && searchWords(query).every((w) => d.searchTerms.includes(w));
       for (let round = 0; round < 3; round++) {
-        const page = await storage.events.findPage({ filter, sort: [['startUtc', 1], ['_id', 1]], limit: 10 });
+        const page = await storage.events.findPage({
+          filter,
+          sort: [
+            ['startUtc', 1],
+            ['_id', 1],
+          ],
+          limit: 10,
+        });
         const matching = docs.filter(all).sort((a, b) => a.startUtc.getTime() - b.startUtc.getTime() || a._id - b._id);
         expect(page.total).toBe(matching.length);
         expect(page.items.map((d) => d._id)).toEqual(matching.slice(0, 10).map((d) => d._id));
@@ -274,7 +376,15 @@ describe.each(engineCases)('%s engine: planned list queries', (_name, engine) =>
     const any = (words: string[]) => (d: EventDoc) => matches(d, anonymous(NOW)) && words.some((w) => d.searchTerms.includes(w));
     const page = async (query: string) => {
       const filter: Filter = { $and: [anonymous(NOW), { $text: { $search: textSearchOf(query) } }] };
-      const found = await storage.events.findPage({ filter, sort: [['startUtc', -1], ['_id', -1]], skip: 3, limit: 15 });
+      const found = await storage.events.findPage({
+        filter,
+        sort: [
+          ['startUtc', -1],
+          ['_id', -1],
+        ],
+        skip: 3,
+        limit: 15,
+      });
       const matching = docs.filter(any(searchWords(query))).sort((a, b) => b.startUtc.getTime() - a.startUtc.getTime() || b._id - a._id);
       expect(found.total).toBe(matching.length);
       expect(found.items.map((d) => d._id)).toEqual(matching.slice(3, 18).map((d) => d._id));
@@ -300,9 +410,22 @@ describe.each(engineCases)('%s engine: planned list queries', (_name, engine) =>
       const now = new Date(NOW.getTime() + (i - 20) * 7 * DAY);
       const query = `${words[Math.floor(r() * words.length)]} ${words[Math.floor(r() * words.length)]}`;
       const filter: Filter = {
-        $and: [anonymous(now), { hideFromListings: false }, { startUtc: { $gte: new Date(NOW.getTime() - 90 * DAY) } }, { $text: { $search: textSearchOf(query) } }],
+        $and: [
+          anonymous(now),
+          { hideFromListings: false },
+          { startUtc: { $gte: new Date(NOW.getTime() - 90 * DAY) } },
+          { $text: { $search: textSearchOf(query) } },
+        ],
       };
-      await check(filter, [['startUtc', 1], ['_id', 1]], Math.floor(r() * 20), 10);
+      await check(
+        filter,
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+        Math.floor(r() * 20),
+        10,
+      );
     }
   });
 });
@@ -320,13 +443,23 @@ describe.each(engineCases)('%s engine: planned queries after writes', (_name, en
   });
 
   const filters = (now: Date): Filter[] => [
-    { $and: [anonymous(now), { hideFromListings: false }, { startUtc: { $gte: new Date(NOW.getTime() - DAY) } }, { endUtc: { $lte: new Date(now.getTime() + 300 * DAY) } }] },
+    {
+      $and: [
+        anonymous(now),
+        { hideFromListings: false },
+        { startUtc: { $gte: new Date(NOW.getTime() - DAY) } },
+        { endUtc: { $lte: new Date(now.getTime() + 300 * DAY) } },
+      ],
+    },
     { $and: [anonymous(now), { categoryIds: { $in: [3, 4] } }] },
     { $and: [{ featured: true }, { ticketed: false }] },
     { $and: [anonymous(now), { $text: { $search: 'jazz' }, searchTerms: { $all: ['jazz'] } }] },
     { venueId: { $in: [510, 511] } },
   ];
-  const sort: Sort = [['startUtc', 1], ['_id', 1]];
+  const sort: Sort = [
+    ['startUtc', 1],
+    ['_id', 1],
+  ];
 
   /** Runs every filter a few times (so cached results and derived bounds exist), then compares. */
   async function verify(now: Date, extra: Filter[] = []): Promise<void> {
@@ -359,7 +492,13 @@ describe.each(engineCases)('%s engine: planned queries after writes', (_name, en
     await update(soon[3]!._id, { categoryIds: [3], featured: true, ticketed: false, title: 'jazz jazz jazz', venueId: 510 });
     await update(soon[4]!._id, { categoryIds: [], tagIds: [21], featured: false });
     // Values of the same fields not asked for before the writes: answered from what the writes left.
-    await verify(NOW, [{ featured: false }, { ticketed: true }, { featured: false, ticketed: true }, { hideFromListings: true }, { categoryIds: { $in: [1, 5] } }]);
+    await verify(NOW, [
+      { featured: false },
+      { ticketed: true },
+      { featured: false, ticketed: true },
+      { hideFromListings: true },
+      { categoryIds: { $in: [1, 5] } },
+    ]);
 
     await storage.events.deleteById(soon[5]!._id);
     docs = docs.filter((d) => d._id !== soon[5]!._id);
@@ -422,13 +561,20 @@ describe.each(engineCases)('%s engine: planned queries after writes', (_name, en
     docs = docs.filter((d) => d._id !== docs[9]!._id);
     const known = docs.map((d) => d.slug);
     for (let round = 0; round < 40; round++) {
-      const slugs: Array<string | number> = Array.from({ length: 1 + Math.floor(r() * 30) }, () => (r() < 0.2 ? `unknown-${Math.floor(r() * 5)}` : known[Math.floor(r() * known.length)]!));
+      const slugs: Array<string | number> = Array.from({ length: 1 + Math.floor(r() * 30) }, () =>
+        r() < 0.2 ? `unknown-${Math.floor(r() * 5)}` : known[Math.floor(r() * known.length)]!,
+      );
       if (round % 5 === 0) slugs.push(slugs[0]!, renamed.slug, 7);
       const quick = (await storage.events.find({ filter: { slug: { $in: slugs } } })).map((d) => d._id);
       // The same condition inside $and goes through the planner.
       const planned = (await storage.events.find({ filter: { $and: [{ slug: { $in: slugs } }] } })).map((d) => d._id);
       expect(quick).toEqual(planned);
-      expect([...quick].sort((a, b) => a - b)).toEqual(docs.filter((d) => slugs.includes(d.slug)).map((d) => d._id).sort((a, b) => a - b));
+      expect([...quick].sort((a, b) => a - b)).toEqual(
+        docs
+          .filter((d) => slugs.includes(d.slug))
+          .map((d) => d._id)
+          .sort((a, b) => a - b),
+      );
     }
     expect((await storage.events.find({ filter: { slug: docs[3]!.slug } })).map((d) => d._id)).toEqual([docs[3]!._id]);
     expect(await storage.events.find({ filter: { slug: { $in: [] } } })).toEqual([]);

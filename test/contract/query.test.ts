@@ -95,11 +95,7 @@ describe.each(engineCases)('%s engine: queries', (_name, engine) => {
     ['$lt', { startUtc: { $lt: at('2025-04-05T18:00:00Z') } }, [1, 5]],
     ['$lte', { startUtc: { $lte: at('2025-04-05T18:00:00Z') } }, [1, 2, 5]],
     ['$gte + $lt', { startUtc: { $gte: at('2025-04-01T00:00:00Z'), $lt: at('2025-04-10T18:00:00Z') } }, [1, 2]],
-    [
-      'bounds on two fields',
-      { startUtc: { $gte: at('2025-04-01T00:00:00Z') }, endUtc: { $lte: at('2025-04-10T21:00:00Z') } },
-      [1, 2, 3],
-    ],
+    ['bounds on two fields', { startUtc: { $gte: at('2025-04-01T00:00:00Z') }, endUtc: { $lte: at('2025-04-10T21:00:00Z') } }, [1, 2, 3]],
     ['equality', { startUtc: at('2025-04-05T18:00:00Z') }, [2]],
     ['$eq', { startUtc: { $eq: at('2025-04-05T18:00:00Z') } }, [2]],
     ['$ne', { startUtc: { $ne: at('2025-04-05T18:00:00Z') } }, [1, 3, 4, 5]],
@@ -160,11 +156,7 @@ describe.each(engineCases)('%s engine: queries', (_name, engine) => {
     ['$or', { $or: [{ venueId: 10 }, { ticketed: true }] }, [1, 4, 5]],
     ['$and', { $and: [{ status: 'publish' }, { categoryIds: 6 }] }, [5]],
     ['$nor', { $nor: [{ status: 'trash' }, { venueId: null }] }, [1, 2, 5]],
-    [
-      'nested',
-      { $or: [{ $and: [{ status: 'publish' }, { featured: true }] }, { status: 'draft' }] },
-      [1, 2],
-    ],
+    ['nested', { $or: [{ $and: [{ status: 'publish' }, { featured: true }] }, { status: 'draft' }] }, [1, 2]],
     ['$or beside a field', { status: 'publish', $or: [{ venueId: 10 }, { venueId: null }] }, [1, 3]],
     ['$and on one field', { $and: [{ startUtc: { $gte: at('2025-04-01T00:00:00Z') } }, { startUtc: { $lt: at('2025-04-06T00:00:00Z') } }] }, [1, 2]],
     ['$nor with a range', { $nor: [{ startUtc: { $lt: at('2025-04-02T00:00:00Z') } }] }, [2, 3, 4]],
@@ -197,15 +189,58 @@ describe.each(engineCases)('%s engine: queries', (_name, engine) => {
   });
 
   it.each<[string, Sort, number[]]>([
-    ['by start then id', [['startUtc', 1], ['_id', 1]], [5, 1, 2, 3, 4]],
-    ['by start descending', [['startUtc', -1], ['_id', 1]], [4, 3, 2, 1, 5]],
-    ['by status, start descending, id', [['status', 1], ['startUtc', -1], ['_id', 1]], [2, 3, 1, 5, 4]],
+    [
+      'by start then id',
+      [
+        ['startUtc', 1],
+        ['_id', 1],
+      ],
+      [5, 1, 2, 3, 4],
+    ],
+    [
+      'by start descending',
+      [
+        ['startUtc', -1],
+        ['_id', 1],
+      ],
+      [4, 3, 2, 1, 5],
+    ],
+    [
+      'by status, start descending, id',
+      [
+        ['status', 1],
+        ['startUtc', -1],
+        ['_id', 1],
+      ],
+      [2, 3, 1, 5, 4],
+    ],
     // null sorts before numbers; the _id tiebreak orders equal venues.
-    ['by venue, id descending', [['venueId', 1], ['_id', -1]], [3, 4, 1, 2, 5]],
+    [
+      'by venue, id descending',
+      [
+        ['venueId', 1],
+        ['_id', -1],
+      ],
+      [3, 4, 1, 2, 5],
+    ],
     // Ascending uses each array's smallest element, and an empty array comes first.
-    ['by array field ascending', [['categoryIds', 1], ['_id', 1]], [3, 1, 2, 5, 4]],
+    [
+      'by array field ascending',
+      [
+        ['categoryIds', 1],
+        ['_id', 1],
+      ],
+      [3, 1, 2, 5, 4],
+    ],
     // Descending uses the largest element; an empty array comes last.
-    ['by array field descending', [['categoryIds', -1], ['_id', 1]], [4, 5, 2, 1, 3]],
+    [
+      'by array field descending',
+      [
+        ['categoryIds', -1],
+        ['_id', 1],
+      ],
+      [4, 5, 2, 1, 3],
+    ],
   ])('sort: %s', async (_name, sort, expected) => {
     expect(await idsOf({}, sort)).toEqual(expected);
   });
@@ -229,9 +264,21 @@ describe.each(engineCases)('%s engine: queries', (_name, engine) => {
       else (tag as unknown as Record<string, unknown>).description = value;
       await storage.tags.insertOne(tag);
     }
-    const ascending = await storage.tags.find({ filter: {}, sort: [['description', 1], ['_id', 1]] });
+    const ascending = await storage.tags.find({
+      filter: {},
+      sort: [
+        ['description', 1],
+        ['_id', 1],
+      ],
+    });
     expect(ascending.map((tag) => tag._id)).toEqual([4, 8, 7, 3, 9, 1, 6, 10, 2, 5]);
-    const descending = await storage.tags.find({ filter: {}, sort: [['description', -1], ['_id', 1]] });
+    const descending = await storage.tags.find({
+      filter: {},
+      sort: [
+        ['description', -1],
+        ['_id', 1],
+      ],
+    });
     expect(descending.map((tag) => tag._id)).toEqual([5, 2, 10, 6, 1, 9, 3, 7, 4, 8]);
   });
 
@@ -240,12 +287,21 @@ describe.each(engineCases)('%s engine: queries', (_name, engine) => {
     for (const [i, name] of names.entries()) {
       await storage.venues.insertOne(makeVenueDoc({ _id: i + 1, slug: `v-${i + 1}`, name }));
     }
-    const sorted = await storage.venues.find({ filter: {}, sort: [['name', 1], ['_id', 1]] });
+    const sorted = await storage.venues.find({
+      filter: {},
+      sort: [
+        ['name', 1],
+        ['_id', 1],
+      ],
+    });
     expect(sorted.map((venue) => venue.name)).toEqual(['Apple', 'Zebra', 'apple', 'banana', 'Äpfel', 'äpfel']);
   });
 
   it('applies sort, then skip, then limit; findPage counts every match', async () => {
-    const sort: Sort = [['startUtc', 1], ['_id', 1]];
+    const sort: Sort = [
+      ['startUtc', 1],
+      ['_id', 1],
+    ];
     const page = await storage.events.findPage({ filter: {}, sort, skip: 1, limit: 2 });
     expect(page.items.map((event) => event._id)).toEqual([1, 2]);
     expect(page.total).toBe(5);
@@ -260,7 +316,14 @@ describe.each(engineCases)('%s engine: queries', (_name, engine) => {
     const unlimited = await storage.events.find({ filter: {}, sort, limit: 0 });
     expect(unlimited).toHaveLength(5);
 
-    const firstOnly = await storage.events.find({ filter: {}, sort: [['startUtc', -1], ['_id', 1]], limit: 1 });
+    const firstOnly = await storage.events.find({
+      filter: {},
+      sort: [
+        ['startUtc', -1],
+        ['_id', 1],
+      ],
+      limit: 1,
+    });
     expect(firstOnly.map((event) => event._id)).toEqual([4]);
   });
 
@@ -282,9 +345,7 @@ describe.each(engineCases)('%s engine: queries', (_name, engine) => {
     expect(await storage.events.updateMany({}, { $pull: { organizerIds: 999 } })).toBe(0);
 
     const modified = at('2025-06-01T00:00:00Z');
-    expect(
-      await storage.events.updateMany({ categoryIds: 7 }, { $set: { modifiedUtc: modified }, $pull: { categoryIds: 7 } }),
-    ).toBe(2);
+    expect(await storage.events.updateMany({ categoryIds: 7 }, { $set: { modifiedUtc: modified }, $pull: { categoryIds: 7 } })).toBe(2);
     expect(await storage.events.findById(4)).toMatchObject({ categoryIds: [], modifiedUtc: modified });
     expect(await storage.events.findById(5)).toMatchObject({ categoryIds: [6], modifiedUtc: modified });
     expect((await storage.events.findById(1))!.modifiedUtc).toEqual(fixtureEvents()[0]!.modifiedUtc);

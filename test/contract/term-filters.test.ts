@@ -79,8 +79,7 @@ describe.each(engineCases)('%s engine: term filters', (_name, engine) => {
     await storage?.close();
   });
 
-  const ids = async (filter: TermListFilter) =>
-    (await storage.categories.find({ filter: compileTermFilter(filter), sort: [['_id', 1]] })).map((d) => d._id);
+  const ids = async (filter: TermListFilter) => (await storage.categories.find({ filter: compileTermFilter(filter), sort: [['_id', 1]] })).map((d) => d._id);
 
   describe('compileTermFilter', () => {
     it.each<[string, TermListFilter, number[]]>([
@@ -112,8 +111,7 @@ describe.each(engineCases)('%s engine: term filters', (_name, engine) => {
     });
 
     it('runs on tags the same way', async () => {
-      const tagIds = async (filter: TermListFilter) =>
-        (await storage.tags.find({ filter: compileTermFilter(filter), sort: [['_id', 1]] })).map((d) => d._id);
+      const tagIds = async (filter: TermListFilter) => (await storage.tags.find({ filter: compileTermFilter(filter), sort: [['_id', 1]] })).map((d) => d._id);
       expect(await tagIds({})).toEqual([20, 21, 22]);
       expect(await tagIds({ exclude: [21] })).toEqual([20, 22]);
       expect(await tagIds({ include: [22], slug: 'free-entry' })).toEqual([22]);

@@ -77,7 +77,15 @@ describe.each(engineCases)('%s engine: $text', (_name, engine) => {
 
   it('combines $text with other conditions, sort, skip and limit', async () => {
     const filter: Filter = { $text: { $search: 'cafe running classical' }, status: 'publish' };
-    const page = await storage.events.findPage({ filter, sort: [['title', 1], ['_id', 1]], skip: 1, limit: 2 });
+    const page = await storage.events.findPage({
+      filter,
+      sort: [
+        ['title', 1],
+        ['_id', 1],
+      ],
+      skip: 1,
+      limit: 2,
+    });
     // Binary order of titles: "CAFE SOCIETY…" (4) < "Classical…" (3) < "Jazz…" (1) < "Morning…" (5) < "Running…" (2).
     expect(page.items.map((event) => event._id)).toEqual([3, 1]);
     expect(page.total).toBe(5);
@@ -105,13 +113,9 @@ describe.each(engineCases)('%s engine: $text', (_name, engine) => {
   });
 
   it('searches the venue and organizer fields of their text indexes', async () => {
-    await storage.venues.insertOne(
-      makeVenueDoc({ _id: 21, slug: 'hall', name: 'Philharmonie', city: 'Berlin', zip: '10785' }),
-    );
+    await storage.venues.insertOne(makeVenueDoc({ _id: 21, slug: 'hall', name: 'Philharmonie', city: 'Berlin', zip: '10785' }));
     await storage.venues.insertOne(makeVenueDoc({ _id: 22, slug: 'park', name: 'Sanssouci', city: 'Potsdam', zip: '14469' }));
-    await storage.organizers.insertOne(
-      makeOrganizerDoc({ _id: 31, slug: 'ensemble', name: 'Ensemble Modern', email: 'booking@ensemble.example' }),
-    );
+    await storage.organizers.insertOne(makeOrganizerDoc({ _id: 31, slug: 'ensemble', name: 'Ensemble Modern', email: 'booking@ensemble.example' }));
     const venueIds = async (search: string): Promise<number[]> =>
       (await storage.venues.find({ filter: { $text: { $search: search } }, sort: [['_id', 1]] })).map((v) => v._id);
     expect(await venueIds('potsdam')).toEqual([22]);

@@ -64,7 +64,15 @@ async function worker(w: number): Promise<never> {
       const venueId = venues[Math.floor(random() * venues.length)]!;
       say({ t: 'try', op: 'insert', c: 'events', id, venueId });
       await storage.events.insertOne(
-        makeEventDoc({ _id: id, slug: `event-${id}`, title: `Event ${id} v0`, description: crashDescription(id), excerpt: 'b0', venueId, startUtc: new Date(Date.UTC(2026, 0, 1) + id * 60_000) }),
+        makeEventDoc({
+          _id: id,
+          slug: `event-${id}`,
+          title: `Event ${id} v0`,
+          description: crashDescription(id),
+          excerpt: 'b0',
+          venueId,
+          startUtc: new Date(Date.UTC(2026, 0, 1) + id * 60_000),
+        }),
       );
       events.push(id);
       versions.set(`events:${id}`, 0);

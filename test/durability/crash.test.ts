@@ -189,7 +189,8 @@ async function verify(dir: string, expectations: Map<string, Expectation>): Prom
         const b = Number(/^b(\d+)$/.exec(event.excerpt)?.[1] ?? Number.NaN);
         if (!(b >= e.bAcked && b <= Math.max(e.bTried, e.bAcked))) problems.push(`${where}: batch ${b}, acknowledged ${e.bAcked}, attempted up to ${e.bTried}`);
         if (event.venueId !== e.venueId) problems.push(`${where}: venue ${event.venueId}, expected ${e.venueId}`);
-        if (event.description !== crashDescription(e.id)) problems.push(`${where}: description of ${event.description.length} characters is not the one written`);
+        if (event.description !== crashDescription(e.id))
+          problems.push(`${where}: description of ${event.description.length} characters is not the one written`);
       }
     }
 
@@ -201,7 +202,11 @@ async function verify(dir: string, expectations: Map<string, Expectation>): Prom
     for (const event of events) {
       if (event.venueId === null || !venueIds.has(event.venueId)) problems.push(`event ${event._id}: its venue ${event.venueId} is missing`);
     }
-    for (const [name, docs] of [['events', events], ['venues', venues], ['tags', tags]] as const) {
+    for (const [name, docs] of [
+      ['events', events],
+      ['venues', venues],
+      ['tags', tags],
+    ] as const) {
       const slugs = new Set(docs.map((doc) => doc.slug));
       if (slugs.size !== docs.length) problems.push(`${name}: duplicate slugs`);
     }
@@ -234,7 +239,7 @@ describe('durable storage: kill -9 under write load', () => {
     // replay a run's delays and loads.
     const runSeed = Math.floor(Math.random() * 2 ** 31);
     let seed = runSeed;
-    const draw = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const draw = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
     const delay = (from: number, to: number): number => from + Math.floor(draw() * (to - from));
     const kills = [delay(5, 200), delay(200, 900), delay(5, 400), delay(100, 700), delay(5, 100), delay(300, 1200)];
     const report: string[] = [`seed ${runSeed}`];

@@ -125,7 +125,16 @@ describe('durable storage: restore', () => {
       description: 'line\nbreak, quote " and emoji 🎻, 日本語, \u0000',
       parent: 0,
       nested: {
-        deeper: [{ at: new Date(Date.UTC(2024, 1, 29, 23, 59, 59, 999)) }, new Date(-1), new Date('invalid'), Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0, [-0]],
+        deeper: [
+          { at: new Date(Date.UTC(2024, 1, 29, 23, 59, 59, 999)) },
+          new Date(-1),
+          new Date('invalid'),
+          Number.NaN,
+          Number.POSITIVE_INFINITY,
+          Number.NEGATIVE_INFINITY,
+          -0,
+          [-0],
+        ],
         numbers: [2 ** 53 - 1, -(2 ** 53) + 1, 2 ** 60, 1.5e300, 5e-324, -1, 0.1, 4294967296, -2147483649],
         empty: { list: [], object: {}, nothing: null },
       },
@@ -157,8 +166,11 @@ describe('durable storage: restore', () => {
     const texts = [`${'a'.repeat(199_990)}é`, `${'b'.repeat(30_000)}€ and more`, '🎻'.repeat(60_000), `${'c'.repeat(70_000)}\u0000${'d'.repeat(10)}`];
     const dir = await tempDir();
     const storage = await openTracked(dir);
-    for (const [i, description] of texts.entries()) await storage.tags.insertOne(makeTagDoc({ _id: i + 1, slug: `one-${i}`, name: `One ${i}`, nameKey: `one ${i}`, description }));
-    await storage.tags.insertMany(texts.map((description, i) => makeTagDoc({ _id: i + 11, slug: `many-${i}`, name: `Many ${i}`, nameKey: `many ${i}`, description })));
+    for (const [i, description] of texts.entries())
+      await storage.tags.insertOne(makeTagDoc({ _id: i + 1, slug: `one-${i}`, name: `One ${i}`, nameKey: `one ${i}`, description }));
+    await storage.tags.insertMany(
+      texts.map((description, i) => makeTagDoc({ _id: i + 11, slug: `many-${i}`, name: `Many ${i}`, nameKey: `many ${i}`, description })),
+    );
     await storage.tags.insertOne(makeTagDoc({ _id: 99, slug: 'after', name: 'After', nameKey: 'after' }));
     await storage.close();
     const restored = await openTracked(dir);
@@ -170,7 +182,9 @@ describe('durable storage: restore', () => {
     const storage = await openTracked(await tempDir());
     await expect(storage.tags.insertOne({ ...makeTagDoc({ _id: 1 }), extra: new Map() } as never)).rejects.toThrow(/cannot store/);
     // JSON.parse makes `__proto__` an own field; msgpack would read it back renamed.
-    await expect(storage.tags.insertOne({ ...makeTagDoc({ _id: 1 }), nested: JSON.parse('{"__proto__": 1}') } as never)).rejects.toThrow(/document.nested holds a field named __proto__/);
+    await expect(storage.tags.insertOne({ ...makeTagDoc({ _id: 1 }), nested: JSON.parse('{"__proto__": 1}') } as never)).rejects.toThrow(
+      /document.nested holds a field named __proto__/,
+    );
     expect(await storage.tags.findById(1)).toBeNull();
     await storage.tags.insertOne(makeTagDoc({ _id: 1 }));
     await expect(storage.tags.updateById(1, { $set: { description: 10n } as never })).rejects.toThrow(/cannot store/);

@@ -41,9 +41,19 @@ function createLoad(base: string, round: number, acked: Acked[]) {
         } catch {
           return;
         }
-        const body = (await response.json().catch(() => null)) as { id: number; title: string; venue: { id: number; venue: string }; categories: Array<{ id: number; name: string }> } | null;
+        const body = (await response.json().catch(() => null)) as {
+          id: number;
+          title: string;
+          venue: { id: number; venue: string };
+          categories: Array<{ id: number; name: string }>;
+        } | null;
         if (response.status !== 201 || body === null) continue;
-        acked.push({ id: body.id, title: body.title, venue: { id: body.venue.id, name: body.venue.venue }, categories: body.categories.map(({ id, name }) => ({ id, name })) });
+        acked.push({
+          id: body.id,
+          title: body.title,
+          venue: { id: body.venue.id, name: body.venue.venue },
+          categories: body.categories.map(({ id, name }) => ({ id, name })),
+        });
         acks++;
       }
     }),
@@ -64,9 +74,11 @@ async function verify(dir: string, acked: Acked[]): Promise<number> {
       }
       if (event.title !== a.title) problems.push(`event ${a.id}: title "${event.title}", acknowledged "${a.title}"`);
       if (event.venueId !== a.venue.id) problems.push(`event ${a.id}: venue ${event.venueId}, acknowledged ${a.venue.id}`);
-      if (JSON.stringify(event.categoryIds) !== JSON.stringify(a.categories.map((c) => c.id))) problems.push(`event ${a.id}: categories ${JSON.stringify(event.categoryIds)}`);
+      if (JSON.stringify(event.categoryIds) !== JSON.stringify(a.categories.map((c) => c.id)))
+        problems.push(`event ${a.id}: categories ${JSON.stringify(event.categoryIds)}`);
       if ((await storage.venues.findById(a.venue.id))?.name !== a.venue.name) problems.push(`venue ${a.venue.id} (${a.venue.name}): missing or renamed`);
-      for (const c of a.categories) if ((await storage.categories.findById(c.id))?.name !== c.name) problems.push(`category ${c.id} (${c.name}): missing or renamed`);
+      for (const c of a.categories)
+        if ((await storage.categories.findById(c.id))?.name !== c.name) problems.push(`category ${c.id} (${c.name}): missing or renamed`);
     }
     const events: EventDoc[] = await storage.events.find({ filter: {}, sort: [['_id', 1]] });
     const venueIds = new Set((await storage.venues.find({ filter: {} })).map((v) => v._id));

@@ -144,7 +144,11 @@ describe('durability through the HTTP server', () => {
     server.child.kill('SIGTERM');
     const terminated = await server.exited;
     await load.stop();
-    const log = server.output().split('\n').filter((line) => !line.includes('"reqId"')).join('\n');
+    const log = server
+      .output()
+      .split('\n')
+      .filter((line) => !line.includes('"reqId"'))
+      .join('\n');
     expect(terminated, log).toMatchObject({ code: 0, signal: null });
     expect(terminated.at - signalledAt).toBeLessThan(GRACE_MS);
     expect(log).toContain('shut down cleanly');

@@ -26,7 +26,11 @@ describe('durable storage: acknowledged after the sync', () => {
     dirs.push(dir);
     const trace = join(dir, 'trace.txt');
     // -y: file descriptors with their paths.
-    const run = spawnSync('strace', ['-f', '-y', '-e', 'trace=fdatasync,fsync,msync,write', '-o', trace, process.execPath, '--import', 'tsx', CHILD, join(dir, 'data')], { cwd: ROOT, encoding: 'utf8' });
+    const run = spawnSync(
+      'strace',
+      ['-f', '-y', '-e', 'trace=fdatasync,fsync,msync,write', '-o', trace, process.execPath, '--import', 'tsx', CHILD, join(dir, 'data')],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     expect(run.status, run.stderr).toBe(0);
     // In trace order: the markers, and each completed sync of data.mdb (any thread; a call that
     // another thread's line interrupted completes on its `resumed` line).

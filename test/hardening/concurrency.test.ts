@@ -41,7 +41,17 @@ for (const engine of engines) {
     it('loses no field, keeps derived fields current, and keeps totals and counts consistent', async () => {
       const category = await insertCategory(t.storage, { name: 'Concurrency', slug: 'concurrency' });
       const ids: number[] = [];
-      for (let i = 0; i < 5; i++) ids.push((await createEventOk(t.app, { title: `Startword${i}`, categories: [category._id], start_date: `2030-06-1${i} 19:00:00`, end_date: `2030-06-1${i} 21:00:00` })).id as number);
+      for (let i = 0; i < 5; i++)
+        ids.push(
+          (
+            await createEventOk(t.app, {
+              title: `Startword${i}`,
+              categories: [category._id],
+              start_date: `2030-06-1${i} 19:00:00`,
+              end_date: `2030-06-1${i} 21:00:00`,
+            })
+          ).id as number,
+        );
 
       /** The last value each writer saw acknowledged, per event and field. */
       const acknowledged = new Map<string, string>();
@@ -65,10 +75,16 @@ for (const engine of engines) {
           // inject() of a GET settles in microtasks alone; a real client's next request arrives
           // through I/O, which lets the writers' request bodies be read in between.
           await new Promise((resolve) => setImmediate(resolve));
-          const url = k % 3 === 0 ? `${API}/events?per_page=50&${WINDOW}` : k % 3 === 1 ? `${API}/events/${ids[k % ids.length]}` : `${API}/events?categories=${category._id}&${WINDOW}`;
+          const url =
+            k % 3 === 0
+              ? `${API}/events?per_page=50&${WINDOW}`
+              : k % 3 === 1
+                ? `${API}/events/${ids[k % ids.length]}`
+                : `${API}/events?categories=${category._id}&${WINDOW}`;
           const response = await t.app.inject({ url });
           if (response.statusCode !== 200) failures.push(`read ${url}: ${response.statusCode}`);
-          else if (k % 3 !== 1 && json<{ total: number }>(response).total !== ids.length) failures.push(`read ${url}: total ${json<{ total: number }>(response).total}`);
+          else if (k % 3 !== 1 && json<{ total: number }>(response).total !== ids.length)
+            failures.push(`read ${url}: total ${json<{ total: number }>(response).total}`);
         }
       };
 
@@ -101,7 +117,14 @@ for (const engine of engines) {
 
     it('gives concurrent creates under one title distinct slugs', async () => {
       const responses = await Promise.all(
-        Array.from({ length: 20 }, () => t.app.inject({ method: 'POST', url: `${API}/events`, headers: EDITOR, payload: { title: 'Same title', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00' } })),
+        Array.from({ length: 20 }, () =>
+          t.app.inject({
+            method: 'POST',
+            url: `${API}/events`,
+            headers: EDITOR,
+            payload: { title: 'Same title', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00' },
+          }),
+        ),
       );
       expect(responses.map((r) => r.statusCode)).toEqual(Array.from({ length: 20 }, () => 201));
       const slugs = responses.map((r) => json<{ slug: string }>(r).slug);

@@ -13,7 +13,20 @@ import fc from 'fast-check';
 import { type FastifyInstance, type InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Storage } from '../../src/storage/port.js';
-import { API, EDITOR, ROOTS, type TestApp, VIEWER, createEventOk, insertCategory, insertOrganizer, insertTag, insertVenue, openTestApp, snapshot } from '../helpers/app.js';
+import {
+  API,
+  EDITOR,
+  ROOTS,
+  type TestApp,
+  VIEWER,
+  createEventOk,
+  insertCategory,
+  insertOrganizer,
+  insertTag,
+  insertVenue,
+  openTestApp,
+  snapshot,
+} from '../helpers/app.js';
 import { type EngineUnderTest, enginesUnderTest } from '../helpers/engines.js';
 
 const { engines } = await enginesUnderTest();
@@ -76,10 +89,42 @@ const ROUTE_TABLE = [...new Map(ROUTES.map((r) => [`${r.method} ${r.url}`, r])).
 
 const HUGE = 'x'.repeat(300_000);
 const WEIRD_KEYS = ['__proto__', 'constructor', 'prototype', '$gt', '$where', '$ne', '', 'a.b', 'toString', 'hasOwnProperty'];
-const NUMBER_TEXTS = ['NaN', 'Infinity', '-Infinity', '1e308', '-1e308', '1e309', '-0', '0', '9007199254740993', '-9007199254740993', '1.5', '-1', '0x10', '1_000', ' 1', '1 '];
+const NUMBER_TEXTS = [
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e308',
+  '-1e308',
+  '1e309',
+  '-0',
+  '0',
+  '9007199254740993',
+  '-9007199254740993',
+  '1.5',
+  '-1',
+  '0x10',
+  '1_000',
+  ' 1',
+  '1 ',
+];
 
 const scalarText: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('null', 'true', 'false', '0', '-0', '1e308', '-1e308', '9007199254740993', '1.5', '-1', '""', '"\\ud800"', '"\\u0000"', `"${'a'.repeat(5000)}"`),
+  fc.constantFrom(
+    'null',
+    'true',
+    'false',
+    '0',
+    '-0',
+    '1e308',
+    '-1e308',
+    '9007199254740993',
+    '1.5',
+    '-1',
+    '""',
+    '"\\ud800"',
+    '"\\u0000"',
+    `"${'a'.repeat(5000)}"`,
+  ),
   fc.constantFrom(...NUMBER_TEXTS).map((n) => JSON.stringify(n)),
   fc.string({ maxLength: 30 }).map((s) => JSON.stringify(s)),
   fc.integer().map(String),
@@ -134,7 +179,12 @@ function bodyArb(keys: string[]): fc.Arbitrary<{ payload: string | Buffer; conte
   const payload = fc.oneof(
     { weight: 8, arbitrary: text },
     // Invalid UTF-8 inside otherwise plausible JSON.
-    { weight: 1, arbitrary: text.map((t) => Buffer.concat([Buffer.from(t.slice(0, Math.floor(t.length / 2))), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(t.slice(Math.floor(t.length / 2)))])) },
+    {
+      weight: 1,
+      arbitrary: text.map((t) =>
+        Buffer.concat([Buffer.from(t.slice(0, Math.floor(t.length / 2))), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(t.slice(Math.floor(t.length / 2)))]),
+      ),
+    },
     // Form bodies with odd keys.
     { weight: 1, arbitrary: queryArb(keys) },
   );
@@ -160,20 +210,51 @@ function queryArb(keys: string[]): fc.Arbitrary<string> {
   const rawKey = fc.tuple(key, fc.constantFrom('', '', '', '[]', '[0]', '[9999999999]', '[a]', '[$gt]')).map(([k, suffix]) => encodeURIComponent(k) + suffix);
   const value = fc.oneof(
     fc.constantFrom(...NUMBER_TEXTS).map(encodeURIComponent),
-    fc.constantFrom('', '%ff', '%', '%E0%A4%A', '%00', '%C0%AE', 'a,b,,c', ',,,,', 'x'.repeat(5_000), Array.from({ length: 500 }, (_, i) => i).join(','), '2030-13-45', 'null', 'true', 'publish,trash'),
+    fc.constantFrom(
+      '',
+      '%ff',
+      '%',
+      '%E0%A4%A',
+      '%00',
+      '%C0%AE',
+      'a,b,,c',
+      ',,,,',
+      'x'.repeat(5_000),
+      Array.from({ length: 500 }, (_, i) => i).join(','),
+      '2030-13-45',
+      'null',
+      'true',
+      'publish,trash',
+    ),
     fc.string({ maxLength: 40 }).map(encodeURIComponent),
     fc.integer().map(String),
   );
-  return fc
-    .array(fc.tuple(rawKey, value, fc.boolean()), { maxLength: 10 })
-    // Some keys without `=`; repeated keys happen naturally.
-    .map((pairs) => pairs.map(([k, v, bare]) => (bare && v === '' ? k : `${k}=${v}`)).join('&'));
+  return (
+    fc
+      .array(fc.tuple(rawKey, value, fc.boolean()), { maxLength: 10 })
+      // Some keys without `=`; repeated keys happen naturally.
+      .map((pairs) => pairs.map(([k, v, bare]) => (bare && v === '' ? k : `${k}=${v}`)).join('&'))
+  );
 }
 
 function paramArb(validIds: number[]): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...validIds.map(String)) },
-    { weight: 2, arbitrary: fc.constantFrom(...NUMBER_TEXTS.map(encodeURIComponent), 'abc', '%ff', '%', '__proto__', 'constructor', '%24gt', 'a'.repeat(600), '..%2F..', '0') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        ...NUMBER_TEXTS.map(encodeURIComponent),
+        'abc',
+        '%ff',
+        '%',
+        '__proto__',
+        'constructor',
+        '%24gt',
+        'a'.repeat(600),
+        '..%2F..',
+        '0',
+      ),
+    },
     { weight: 1, arbitrary: fc.string({ maxLength: 20 }).map(encodeURIComponent) },
   );
 }

@@ -36,7 +36,11 @@ describe.each(engines)('limits ($name engine)', (engine) => {
       [t, { method: 'POST', url: `${API}/events`, payload: makeEventInput({ description: 'x'.repeat(1_048_576 + 10) }) }],
     ] as const) {
       const before = await snapshot(app.storage);
-      const response = await app.app.inject({ ...request, headers: { ...EDITOR, 'content-type': 'application/json' }, payload: JSON.stringify(request.payload) });
+      const response = await app.app.inject({
+        ...request,
+        headers: { ...EDITOR, 'content-type': 'application/json' },
+        payload: JSON.stringify(request.payload),
+      });
       expect(response.statusCode, request.method).toBe(413);
       expect(json(response)).toEqual({ code: 'rest_request_too_large', message: expect.any(String), data: { status: 413 } });
       expect(await snapshot(app.storage)).toEqual(before);

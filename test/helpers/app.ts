@@ -38,7 +38,18 @@ export const ROOTS = [
 export const API = `/${NS}`;
 
 /** Hosts whose names the route suites' links may carry (ALLOWED_HOSTS). */
-export const TEST_HOSTS = ['localhost', '127.0.0.1', 'calendar.example.org', 'docs.example.org', 'api.example.org', 'inner', 'public.example', 'kalender.example.de', 'cal.example.org', 'calendar.example'];
+export const TEST_HOSTS = [
+  'localhost',
+  '127.0.0.1',
+  'calendar.example.org',
+  'docs.example.org',
+  'api.example.org',
+  'inner',
+  'public.example',
+  'kalender.example.de',
+  'cal.example.org',
+  'calendar.example',
+];
 
 export interface TestApp {
   app: FastifyInstance;
@@ -191,8 +202,6 @@ export async function countAll(storage: Storage): Promise<Record<CollectionName,
  * `find` with an empty filter and an `_id` sort is supported by both engines.
  */
 export async function snapshot(storage: Storage): Promise<Record<CollectionName, unknown[]>> {
-  const entries = await Promise.all(
-    COLLECTION_NAMES.map(async (name) => [name, await storage[name].find({ filter: {}, sort: [['_id', 1]] })] as const),
-  );
+  const entries = await Promise.all(COLLECTION_NAMES.map(async (name) => [name, await storage[name].find({ filter: {}, sort: [['_id', 1]] })] as const));
   return Object.fromEntries(entries) as Record<CollectionName, unknown[]>;
 }

@@ -39,9 +39,7 @@ function mongoTarget(): MongoTestTarget {
   if (provided !== undefined) return provided;
   // Run without the globalSetup (another config): only an explicit URI can be used here.
   const { mongodbUri } = loadConfig();
-  return mongodbUri !== null
-    ? { available: true, uri: mongodbUri, source: 'MONGODB_URI' }
-    : { available: false, reason: NO_MONGODB_REASON };
+  return mongodbUri !== null ? { available: true, uri: mongodbUri, source: 'MONGODB_URI' } : { available: false, reason: NO_MONGODB_REASON };
 }
 
 function mongoEngine(uri: string, source: string): EngineUnderTest {

@@ -4,15 +4,7 @@
  * services do; overrides of those fields recompute it unless `searchTerms` itself is overridden.
  */
 import { searchTermsOf } from '../../src/lib/text.js';
-import {
-  type CategoryDoc,
-  type EventDoc,
-  type GeoPoint,
-  type OrganizerDoc,
-  type TagDoc,
-  type TermDoc,
-  type VenueDoc,
-} from '../../src/storage/port.js';
+import { type CategoryDoc, type EventDoc, type GeoPoint, type OrganizerDoc, type TagDoc, type TermDoc, type VenueDoc } from '../../src/storage/port.js';
 
 let counter = 0;
 /** Unique per call, so documents made without an explicit slug never collide on the unique indexes. */
@@ -102,17 +94,7 @@ export function makeVenueDoc(overrides: Partial<VenueDoc> = {}): VenueDoc {
     ...base,
     searchTerms:
       overrides.searchTerms ??
-      searchTermsOf(
-        base.name,
-        base.description,
-        base.address,
-        base.city,
-        base.province,
-        base.state,
-        base.stateprovince,
-        base.zip,
-        base.phone,
-      ),
+      searchTermsOf(base.name, base.description, base.address, base.city, base.province, base.state, base.stateprovince, base.zip, base.phone),
   };
 }
 
@@ -138,8 +120,7 @@ export function makeOrganizerDoc(overrides: Partial<OrganizerDoc> = {}): Organiz
   };
   return {
     ...base,
-    searchTerms:
-      overrides.searchTerms ?? searchTermsOf(base.name, base.description, base.phone, base.email, base.website),
+    searchTerms: overrides.searchTerms ?? searchTermsOf(base.name, base.description, base.phone, base.email, base.website),
   };
 }
 

@@ -12,18 +12,11 @@
 import { type TestProject } from 'vitest/node';
 import { indexes } from '../../indexes/index.js';
 import { loadConfig } from '../../src/config.js';
-import {
-  describeMongod,
-  findLocalMongod,
-  type MongodLookup,
-  startMemoryServer,
-} from '../../src/storage/mongodb/memory-server.js';
+import { describeMongod, findLocalMongod, type MongodLookup, startMemoryServer } from '../../src/storage/mongodb/memory-server.js';
 import { testEngineChoice } from './engine-choice.js';
 import { downloadMongod } from './mongod-download.js';
 
-export type MongoTestTarget =
-  | { available: true; uri: string; source: string }
-  | { available: false; reason: string };
+export type MongoTestTarget = { available: true; uri: string; source: string } | { available: false; reason: string };
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -4,13 +4,7 @@
  * Production never downloads (src/storage/mongodb/memory-server.ts only looks for a local one).
  */
 import { lookup } from 'node:dns/promises';
-import {
-  describeError,
-  loadMemoryServerModule,
-  type MongodLookup,
-  NO_MONGOD,
-  probeMongod,
-} from '../../src/storage/mongodb/memory-server.js';
+import { describeError, loadMemoryServerModule, type MongodLookup, NO_MONGOD, probeMongod } from '../../src/storage/mongodb/memory-server.js';
 
 type MemoryServerModule = NonNullable<Awaited<ReturnType<typeof loadMemoryServerModule>>>;
 

@@ -53,14 +53,23 @@ function forwardingStorage(current: () => Storage): Storage {
     has: (_, property) => Reflect.has(target(), property),
   });
   const collections = new Map<string, object>(
-    COLLECTION_NAMES.map((name) => [name, new Proxy({}, forwarding(() => current()[name], `${name}.`))]),
+    COLLECTION_NAMES.map((name) => [
+      name,
+      new Proxy(
+        {},
+        forwarding(() => current()[name], `${name}.`),
+      ),
+    ]),
   );
   const top = forwarding(current, '');
-  return new Proxy({}, {
-    ...top,
-    get: (object, property, receiver) =>
-      typeof property === 'string' && collections.has(property) ? collections.get(property) : top.get!(object, property, receiver),
-  }) as Storage;
+  return new Proxy(
+    {},
+    {
+      ...top,
+      get: (object, property, receiver) =>
+        typeof property === 'string' && collections.has(property) ? collections.get(property) : top.get!(object, property, receiver),
+    },
+  ) as Storage;
 }
 
 /**

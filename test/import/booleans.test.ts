@@ -30,7 +30,11 @@ afterEach(async () => {
 describe('seed booleans', () => {
   it('are the event fields that take true or false', () => {
     const properties = (SEED_SCHEMAS.events as unknown as { properties: Record<string, { title?: string }> }).properties;
-    expect(Object.keys(properties).filter((name) => properties[name]!.title === 'boolean').sort()).toEqual([...BOOLEAN_FIELDS].sort());
+    expect(
+      Object.keys(properties)
+        .filter((name) => properties[name]!.title === 'boolean')
+        .sort(),
+    ).toEqual([...BOOLEAN_FIELDS].sort());
   });
 
   it.each(BOOLEAN_FIELDS)('%s: a value out of the accepted forms names them, the value and the record (JSON)', async (field) => {
@@ -66,7 +70,11 @@ describe('seed booleans', () => {
   it('reports a CSV cell with its line and the slug', async () => {
     dir.write(
       'events.csv',
-      ['slug,title,start_date,end_date,featured,all_day', 'gala,Gala,2030-01-01 19:00,2030-01-01 21:00,yes,1', ',Harbour Night,2030-01-02 19:00,2030-01-02 21:00,0,nope'].join('\n'),
+      [
+        'slug,title,start_date,end_date,featured,all_day',
+        'gala,Gala,2030-01-01 19:00,2030-01-01 21:00,yes,1',
+        ',Harbour Night,2030-01-02 19:00,2030-01-02 21:00,0,nope',
+      ].join('\n'),
     );
     const { problems } = await seed(storage, [dir.dir], { dryRun: true });
     expect(problems.map((p) => [p.location.split('/').pop(), p.slug, p.field, p.message])).toEqual([
@@ -77,9 +85,18 @@ describe('seed booleans', () => {
 
   it('loads every accepted form, from JSON and from CSV', async () => {
     const json = [true, false, 1, 0, 'true', 'FALSE', 'True', '1', '0'];
-    dir.write('events.json', json.map((value, i) => event({ slug: `json-${i}`, featured: value, sticky: value, ticketed: value })));
+    dir.write(
+      'events.json',
+      json.map((value, i) => event({ slug: `json-${i}`, featured: value, sticky: value, ticketed: value })),
+    );
     const csv = ['true', 'false', 'TRUE', 'False', '1', '0'];
-    dir.write('events.csv', ['slug,title,start_date,end_date,featured,all_day,hide_from_listings', ...csv.map((v, i) => `csv-${i},Concert,2030-01-01 19:00,2030-01-01 21:00,${v},${v},${v}`)].join('\n'));
+    dir.write(
+      'events.csv',
+      [
+        'slug,title,start_date,end_date,featured,all_day,hide_from_listings',
+        ...csv.map((v, i) => `csv-${i},Concert,2030-01-01 19:00,2030-01-01 21:00,${v},${v},${v}`),
+      ].join('\n'),
+    );
     const { report, problems } = await seed(storage, [dir.dir]);
     expect(problems).toEqual([]);
     expect(report.counts.events.created).toBe(json.length + csv.length);

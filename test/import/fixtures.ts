@@ -55,7 +55,18 @@ export function smallCalendar() {
     'events.json': [
       // The occurrence comes before its series parent in the file: the loader writes the parent first.
       { slug: 'jam-2', title: 'Jam Session', start_date: '+8 days 20:00', end_date: '+8 days 22:00', timezone: 'Europe/Berlin', post_parent: 'jam' },
-      { slug: 'jam', title: 'Jam Session', start_date: '+1 day 20:00', end_date: '+1 day 22:00', timezone: 'Europe/Berlin', venue: 'hall', organizer: ['office'], categories: ['jazz'], tags: ['outdoor'], cost: '12€' },
+      {
+        slug: 'jam',
+        title: 'Jam Session',
+        start_date: '+1 day 20:00',
+        end_date: '+1 day 22:00',
+        timezone: 'Europe/Berlin',
+        venue: 'hall',
+        organizer: ['office'],
+        categories: ['jazz'],
+        tags: ['outdoor'],
+        cost: '12€',
+      },
       { slug: 'gala', title: 'Gala', start_date: '2030-05-01 19:00', end_date: '2030-05-01 23:00', venue: 'hall', featured: true },
     ],
   };

@@ -19,7 +19,9 @@ afterEach(async () => {
 });
 
 const total = async () =>
-  (await Promise.all([storage.events.count({}), storage.venues.count({}), storage.organizers.count({}), storage.categories.count({}), storage.tags.count({})])).reduce((a, b) => a + b, 0);
+  (
+    await Promise.all([storage.events.count({}), storage.venues.count({}), storage.organizers.count({}), storage.categories.count({}), storage.tags.count({})])
+  ).reduce((a, b) => a + b, 0);
 
 describe('seed loader', () => {
   it('creates everything on the first run, resolving references by slug in dependency order', async () => {
@@ -37,7 +39,14 @@ describe('seed loader', () => {
     const office = await storage.organizers.findOne({ slug: 'office' });
     const outdoor = await storage.tags.findOne({ slug: 'outdoor' });
     const jam = await storage.events.findOne({ slug: 'jam' });
-    expect(jam).toMatchObject({ venueId: hall?._id, organizerIds: [office?._id], categoryIds: [jazz?._id], tagIds: [outdoor?._id], cost: ['12€'], timezone: 'Europe/Berlin' });
+    expect(jam).toMatchObject({
+      venueId: hall?._id,
+      organizerIds: [office?._id],
+      categoryIds: [jazz?._id],
+      tagIds: [outdoor?._id],
+      cost: ['12€'],
+      timezone: 'Europe/Berlin',
+    });
     // The occurrence listed before its parent was written after it, and linked to it.
     const occurrence = await storage.events.findOne({ slug: 'jam-2' });
     expect(occurrence?.postParent).toBe(jam?._id);
@@ -91,7 +100,10 @@ describe('seed loader', () => {
       { title: 'Missing dates' },
       { slug: 'Not A Slug', title: 'x', start_date: '+1 day', end_date: '+1 day', timezone: 'Mars/Olympus' },
     ]);
-    dir.write('tags.json', [{ slug: 'outdoor', name: 'Outdoor' }, { slug: 'outside', name: 'outdoor' }]);
+    dir.write('tags.json', [
+      { slug: 'outdoor', name: 'Outdoor' },
+      { slug: 'outside', name: 'outdoor' },
+    ]);
     const { report, problems } = await seed(storage, [dir.dir]);
     expect(report.outcome).toBe('invalid');
     expect(report.invalidRecords).toBe(6);
@@ -113,7 +125,9 @@ describe('seed loader', () => {
   });
 
   it('reports references to records neither in the files nor stored', async () => {
-    dir.write('events.json', [{ slug: 'x', title: 'X', start_date: '+1 day', end_date: '+1 day', venue: 'nowhere', organizer: ['nobody'], tags: ['nothing'], post_parent: 'no-parent' }]);
+    dir.write('events.json', [
+      { slug: 'x', title: 'X', start_date: '+1 day', end_date: '+1 day', venue: 'nowhere', organizer: ['nobody'], tags: ['nothing'], post_parent: 'no-parent' },
+    ]);
     const { report, problems } = await seed(storage, [dir.dir]);
     expect(report.outcome).toBe('invalid');
     expect(problems.map((p) => p.field).sort()).toEqual(['organizer', 'post_parent', 'tags', 'venue']);
@@ -139,7 +153,11 @@ describe('seed loader', () => {
 
   it('resolves references to stored records that the files do not hold', async () => {
     await seed(storage, [dir.dir]);
-    const only = seedDir({ 'events-more.json': [{ slug: 'encore', title: 'Encore', start_date: '+2 days 21:00', end_date: '+2 days 22:00', venue: 'hall', categories: ['music'], post_parent: 'jam' }] });
+    const only = seedDir({
+      'events-more.json': [
+        { slug: 'encore', title: 'Encore', start_date: '+2 days 21:00', end_date: '+2 days 22:00', venue: 'hall', categories: ['music'], post_parent: 'jam' },
+      ],
+    });
     try {
       const { report, problems } = await seed(storage, [only.dir]);
       expect(problems).toEqual([]);
@@ -166,9 +184,15 @@ describe('seed loader', () => {
   it('lists what --prune would remove without --yes, and removes it with --yes', async () => {
     await seed(storage, [dir.dir]);
     const calendar = smallCalendar();
-    dir.write('events.json', calendar['events.json'].filter((e) => e.slug !== 'gala'));
+    dir.write(
+      'events.json',
+      calendar['events.json'].filter((e) => e.slug !== 'gala'),
+    );
     dir.write('tags.json', []);
-    dir.write('events.json', calendar['events.json'].filter((e) => e.slug !== 'gala').map((e) => ({ ...e, tags: [] })));
+    dir.write(
+      'events.json',
+      calendar['events.json'].filter((e) => e.slug !== 'gala').map((e) => ({ ...e, tags: [] })),
+    );
 
     const listed = await seed(storage, [dir.dir], { prune: true });
     expect(listed.report.outcome).toBe('prune-unconfirmed');
@@ -186,7 +210,10 @@ describe('seed loader', () => {
     expect(await storage.tags.count({})).toBe(0);
 
     // Nothing left to prune; a record put back in the files comes back from the trash.
-    dir.write('events.json', calendar['events.json'].map((e) => ({ ...e, tags: [] })));
+    dir.write(
+      'events.json',
+      calendar['events.json'].map((e) => ({ ...e, tags: [] })),
+    );
     const back = await seed(storage, [dir.dir], { prune: true });
     expect(back.report.outcome).toBe('ok');
     expect(back.report.counts.events.updated).toBe(1);
@@ -208,7 +235,13 @@ describe('seed loader', () => {
 
   it('writes the same events whether the validation pass kept the records or the file is read again', async () => {
     const lines = Array.from({ length: 12 }, (_, i) =>
-      JSON.stringify({ slug: `line-${i}`, title: `Line ${i}`, start_date: `2030-01-${String(i + 1).padStart(2, '0')} 10:00`, end_date: `2030-01-${String(i + 1).padStart(2, '0')} 11:00`, ...(i % 4 === 1 ? { post_parent: 'line-0' } : {}) }),
+      JSON.stringify({
+        slug: `line-${i}`,
+        title: `Line ${i}`,
+        start_date: `2030-01-${String(i + 1).padStart(2, '0')} 10:00`,
+        end_date: `2030-01-${String(i + 1).padStart(2, '0')} 11:00`,
+        ...(i % 4 === 1 ? { post_parent: 'line-0' } : {}),
+      }),
     );
     dir.write('events.json', []);
     dir.write('events.jsonl', `${lines.join('\n')}\n`);
@@ -240,7 +273,9 @@ describe('seed loader', () => {
     const day = (n: number) => `2030-02-${String(n + 1).padStart(2, '0')}`;
     for (let s = 0; s < 10; s++) {
       const event = (slug: string, parent?: string) =>
-        lines.push(JSON.stringify({ slug, title: slug, start_date: `${day(s)} 10:00`, end_date: `${day(s)} 11:00`, ...(parent ? { post_parent: parent } : {}) }));
+        lines.push(
+          JSON.stringify({ slug, title: slug, start_date: `${day(s)} 10:00`, end_date: `${day(s)} 11:00`, ...(parent ? { post_parent: parent } : {}) }),
+        );
       event(`series-${s}`);
       event(`series-${s}-a`, `series-${s}`);
       event(`series-${s}-b`, `series-${s}`);
@@ -261,7 +296,12 @@ describe('seed loader', () => {
     const slugOf = new Map(events.map((e) => [e._id, e.slug]));
     const parents = Object.fromEntries(events.map((e) => [e.slug, e.postParent === null ? null : slugOf.get(e.postParent)]));
     for (let s = 0; s < 10; s++) {
-      expect(parents).toMatchObject({ [`series-${s}`]: null, [`series-${s}-a`]: `series-${s}`, [`series-${s}-b`]: `series-${s}`, [`series-${s}-a-1`]: `series-${s}-a` });
+      expect(parents).toMatchObject({
+        [`series-${s}`]: null,
+        [`series-${s}-a`]: `series-${s}`,
+        [`series-${s}-b`]: `series-${s}`,
+        [`series-${s}-a-1`]: `series-${s}-a`,
+      });
     }
 
     // A second run with a smaller batch: a parent in an earlier batch comes from storage, and nothing changes.
@@ -292,7 +332,13 @@ describe('seed loader', () => {
     // Every event one layer deeper than the one before: one write per event, the first of each batch
     // naming a parent written by the batch before; and a batch holds its size at most.
     const lines = Array.from({ length: 25 }, (_, i) =>
-      JSON.stringify({ slug: `chain-${i}`, title: `Chain ${i}`, start_date: '2030-03-01 10:00', end_date: '2030-03-01 11:00', ...(i > 0 ? { post_parent: `chain-${i - 1}` } : {}) }),
+      JSON.stringify({
+        slug: `chain-${i}`,
+        title: `Chain ${i}`,
+        start_date: '2030-03-01 10:00',
+        end_date: '2030-03-01 11:00',
+        ...(i > 0 ? { post_parent: `chain-${i - 1}` } : {}),
+      }),
     );
     dir.write('events.json', []);
     dir.write('events.jsonl', `${lines.join('\n')}\n`);
@@ -344,11 +390,18 @@ describe('seed loader', () => {
     expect(csv1?.startUtc.toISOString()).toBe('2030-02-01T18:00:00.000Z');
     expect(await storage.events.findOne({ slug: 'csv-2' })).toMatchObject({ allDay: true, endUtc: new Date('2030-03-02T23:59:59.000Z') });
 
-    dir.write('events.jsonl', `{"slug":"ok","title":"Ok","start_date":"+1 day","end_date":"+1 day"}\n{not json}\n{"slug":"x","title":"X","start_date":"+1 day"}\n`);
+    dir.write(
+      'events.jsonl',
+      `{"slug":"ok","title":"Ok","start_date":"+1 day","end_date":"+1 day"}\n{not json}\n{"slug":"x","title":"X","start_date":"+1 day"}\n`,
+    );
     dir.write('events.csv', 'title,start_date,end_date,colour\nA,+1 day,+1 day,red\n');
     const bad = await seed(storage, [dir.dir]);
     expect(bad.report.outcome).toBe('invalid');
-    expect(bad.problems.map((p) => `${p.location.split('/').pop()} ${p.field}`)).toEqual(['events.csv:1 colour', 'events.jsonl:2 (line)', 'events.jsonl:3 end_date']);
+    expect(bad.problems.map((p) => `${p.location.split('/').pop()} ${p.field}`)).toEqual([
+      'events.csv:1 colour',
+      'events.jsonl:2 (line)',
+      'events.jsonl:3 end_date',
+    ]);
   });
 
   it('refuses relative publication dates and unknown file names', async () => {
@@ -391,7 +444,11 @@ describe('seed loader', () => {
     };
     const { SeedEventSchema } = await import('../../src/import/schemas.js');
     // date_utc is the other spelling of date (one record gives one of them; its own test is the publication-date one).
-    expect(Object.keys(record).sort()).toEqual(Object.keys(SeedEventSchema.properties).filter((key) => key !== 'date_utc').sort());
+    expect(Object.keys(record).sort()).toEqual(
+      Object.keys(SeedEventSchema.properties)
+        .filter((key) => key !== 'date_utc')
+        .sort(),
+    );
     const calendar = smallCalendar();
     dir.write('events.json', [...calendar['events.json'], record]);
     const { report, problems } = await seed(storage, [dir.dir]);

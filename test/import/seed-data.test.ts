@@ -97,7 +97,12 @@ describe('seed data', () => {
     for (const e of occurrences) expect(eventSlugs.has(e.post_parent as string), e.slug).toBe(true);
 
     // Cross-referenced by slug; slugs written as stored and unique.
-    const defined = { venue: new Set(venues.map((v) => v.slug)), organizer: new Set(organizers.map((o) => o.slug)), categories: new Set(bySlug.keys()), tags: new Set(tags.map((t) => t.slug)) };
+    const defined = {
+      venue: new Set(venues.map((v) => v.slug)),
+      organizer: new Set(organizers.map((o) => o.slug)),
+      categories: new Set(bySlug.keys()),
+      tags: new Set(tags.map((t) => t.slug)),
+    };
     for (const e of events) {
       if (e.venue) expect(defined.venue.has(e.venue as string), e.slug).toBe(true);
       for (const o of (e.organizer as string[] | undefined) ?? []) expect(defined.organizer.has(o), e.slug).toBe(true);

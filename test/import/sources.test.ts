@@ -24,7 +24,8 @@ async function records(content: Buffer): Promise<Array<{ line: number | undefine
   writeFileSync(file, content);
   const [source] = await discoverSources([file]);
   const out: Array<{ line: number | undefined; record?: unknown; errors?: unknown }> = [];
-  for await (const item of readSource(source!)) out.push('errors' in item ? { line: item.line, errors: item.errors } : { line: item.line, record: item.record });
+  for await (const item of readSource(source!))
+    out.push('errors' in item ? { line: item.line, errors: item.errors } : { line: item.line, record: item.record });
   return out;
 }
 
@@ -101,7 +102,9 @@ describe('seed sources: items', () => {
   const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
 
   it('share one hidden class from a JSON Lines file, whatever the records hold', async () => {
-    const lines = Array.from({ length: 60 }, (_, i) => JSON.stringify({ title: `t${i}`, ...(i % 3 === 0 ? { website: 'https://example.org' } : {}), ...(i % 7 === 0 ? { featured: true } : {}) }));
+    const lines = Array.from({ length: 60 }, (_, i) =>
+      JSON.stringify({ title: `t${i}`, ...(i % 3 === 0 ? { website: 'https://example.org' } : {}), ...(i % 7 === 0 ? { featured: true } : {}) }),
+    );
     const read = await items('events.jsonl', `${lines.join('\n')}\n`);
     expect(read).toHaveLength(60);
     expect(read.filter((item) => !sameMap(item, read[0]!))).toEqual([]);

@@ -60,7 +60,10 @@ function expectNoWidening(response: LightMyRequestResponse, key: string, allowed
   }
   expect(response.statusCode, `${label}: ${response.body.slice(0, 200)}`).toBe(200);
   const listed = ids(json(response)[key]);
-  expect(listed.every((id) => allowed.includes(id)), `${label} listed ${JSON.stringify(listed)}`).toBe(true);
+  expect(
+    listed.every((id) => allowed.includes(id)),
+    `${label} listed ${JSON.stringify(listed)}`,
+  ).toBe(true);
   expect(response.body.toLowerCase(), label).not.toContain(SECRET);
 }
 
@@ -79,13 +82,27 @@ describe.each(engines)('$name engine: access rules', (engine) => {
       const venue = await insertVenue(t.storage, { name: 'Open hall', nameKey: 'open hall', slug: 'open-hall' });
       const hiddenVenue = await insertVenue(t.storage, { name: `Hall ${SECRET}`, nameKey: `hall ${SECRET}`, slug: `hall-${SECRET}`, status: 'draft' });
       const organizer = await insertOrganizer(t.storage, { name: 'Open friends', nameKey: 'open friends', slug: 'open-friends' });
-      const hiddenOrganizer = await insertOrganizer(t.storage, { name: `Friends ${SECRET}`, nameKey: `friends ${SECRET}`, slug: `friends-${SECRET}`, status: 'pending' });
+      const hiddenOrganizer = await insertOrganizer(t.storage, {
+        name: `Friends ${SECRET}`,
+        nameKey: `friends ${SECRET}`,
+        slug: `friends-${SECRET}`,
+        status: 'pending',
+      });
       const category = await insertCategory(t.storage);
-      Object.assign(fx, { publicVenue: venue._id, draftVenue: hiddenVenue._id, publicOrganizer: organizer._id, draftOrganizer: hiddenOrganizer._id, category: category._id });
-      fx.published = (await createEventOk(t.app, soon(3, { title: 'Open air', venue: venue._id, organizer: [organizer._id], categories: [category._id] }))).id as number;
-      fx.draft = (await createEventOk(t.app, soon(4, { title: `Draft ${SECRET}`, status: 'draft', venue: venue._id, categories: [category._id] }))).id as number;
+      Object.assign(fx, {
+        publicVenue: venue._id,
+        draftVenue: hiddenVenue._id,
+        publicOrganizer: organizer._id,
+        draftOrganizer: hiddenOrganizer._id,
+        category: category._id,
+      });
+      fx.published = (await createEventOk(t.app, soon(3, { title: 'Open air', venue: venue._id, organizer: [organizer._id], categories: [category._id] })))
+        .id as number;
+      fx.draft = (await createEventOk(t.app, soon(4, { title: `Draft ${SECRET}`, status: 'draft', venue: venue._id, categories: [category._id] })))
+        .id as number;
       fx.trashed = (await createEventOk(t.app, soon(5, { title: `Trashed ${SECRET}` }))).id as number;
-      fx.protected = (await createEventOk(t.app, soon(6, { title: 'Locked gala', description: `Locked ${SECRET} words`, categories: [category._id] }))).id as number;
+      fx.protected = (await createEventOk(t.app, soon(6, { title: 'Locked gala', description: `Locked ${SECRET} words`, categories: [category._id] })))
+        .id as number;
       await t.app.inject({ method: 'DELETE', url: `${API}/events/${fx.trashed}`, headers: EDITOR });
       await t.app.inject({ method: 'PATCH', url: `${API}/events/${fx.protected}`, headers: EDITOR, payload: { password: PASSWORD } });
     });
@@ -214,7 +231,8 @@ describe.each(engines)('$name engine: access rules', (engine) => {
     });
 
     it('anonymous filters cannot name a hidden venue or organizer to find the events linked to it', async () => {
-      const linked = (await createEventOk(t.app, soon(7, { title: 'Open at a hidden hall', venue: fx.draftVenue, organizer: [fx.draftOrganizer] }))).id as number;
+      const linked = (await createEventOk(t.app, soon(7, { title: 'Open at a hidden hall', venue: fx.draftVenue, organizer: [fx.draftOrganizer] })))
+        .id as number;
       for (const query of [`venue=${fx.draftVenue}`, `organizer=${fx.draftOrganizer}`]) {
         const anonymous = await get(`/events?${query}`);
         // Treated like an id that does not exist: nothing tells that the event is at that venue.
@@ -239,7 +257,10 @@ describe.each(engines)('$name engine: access rules', (engine) => {
       await createEventOk(t.app, soon(9, { title: `Scheduled ${SECRET}`, status: 'future', date_utc: Math.floor(inDays(30).getTime() / 1000), ...links }));
       const locked = (await createEventOk(t.app, soon(10, { title: 'Quiet gala', ...links }))).id as number;
       await t.app.inject({ method: 'PATCH', url: `${API}/events/${locked}`, headers: EDITOR, payload: { password: OTHER_PASSWORD } });
-      for (const [path, id] of [['venues', venue._id], ['organizers', organizer._id]] as const) {
+      for (const [path, id] of [
+        ['venues', venue._id],
+        ['organizers', organizer._id],
+      ] as const) {
         const withEvents = await get(`/${path}?per_page=50&has_events=1`);
         expect(ids(json(withEvents)[path]), `${path} has_events=1`).not.toContain(id);
         const without = await get(`/${path}?per_page=50&has_events=0`);
@@ -279,17 +300,34 @@ describe.each(engines)('$name engine: access rules', (engine) => {
       const at = (Math.ceil(Date.now() / 1000) + 3) * 1000;
       clock = at - 1;
       const when = Math.floor(at / 1000);
-      const venue = json(await t.app.inject({ method: 'POST', url: `${API}/venues`, headers: EDITOR, payload: { venue: `Hall ${SECRET} soon`, status: 'future', date_utc: when } }));
-      const organizer = json(await t.app.inject({ method: 'POST', url: `${API}/organizers`, headers: EDITOR, payload: { organizer: `Friends ${SECRET} soon`, status: 'future', date_utc: when } }));
+      const venue = json(
+        await t.app.inject({
+          method: 'POST',
+          url: `${API}/venues`,
+          headers: EDITOR,
+          payload: { venue: `Hall ${SECRET} soon`, status: 'future', date_utc: when },
+        }),
+      );
+      const organizer = json(
+        await t.app.inject({
+          method: 'POST',
+          url: `${API}/organizers`,
+          headers: EDITOR,
+          payload: { organizer: `Friends ${SECRET} soon`, status: 'future', date_utc: when },
+        }),
+      );
       expect(venue.status).toBe('future');
       expect(organizer.status).toBe('future');
-      const event = await createEventOk(t.app, soon(2, {
-        title: `Premiere ${SECRET}`,
-        status: 'future',
-        date_utc: when,
-        venue: venue.id,
-        organizer: [organizer.id],
-      }));
+      const event = await createEventOk(
+        t.app,
+        soon(2, {
+          title: `Premiere ${SECRET}`,
+          status: 'future',
+          date_utc: when,
+          venue: venue.id,
+          organizer: [organizer.id],
+        }),
+      );
       const id = event.id as number;
       expect(event.status).toBe('future');
       // A published event at the scheduled venue: the venue is not embedded yet.
@@ -358,30 +396,36 @@ describe.each(engines)('$name engine: access rules', (engine) => {
       const category = await insertCategory(t.storage, { name: 'Galas', nameKey: 'galas', slug: 'galas' });
       const tag = await insertTag(t.storage, { name: 'Black tie', nameKey: 'black tie', slug: 'black-tie' });
       Object.assign(only, { category: category._id, tag: tag._id, venue: venue._id, organizer: organizer._id });
-      const created = await createEventOk(t.app, soon(3, {
-        title: 'Winter gala',
-        description: 'An evening of zanzibarquux dances.',
-        excerpt: 'Zanzibarquux night',
-        image: 'https://images.example/gala.jpg',
-        all_day: false,
-        cost: '45 EUR',
-        website: 'https://gala.example/',
-        show_map: true,
-        show_map_link: true,
-        hide_from_listings: false,
-        sticky: true,
-        featured: true,
-        ticketed: true,
-        categories: [category._id],
-        tags: [tag._id],
-        venue: venue._id,
-        organizer: [organizer._id],
-      }));
+      const created = await createEventOk(
+        t.app,
+        soon(3, {
+          title: 'Winter gala',
+          description: 'An evening of zanzibarquux dances.',
+          excerpt: 'Zanzibarquux night',
+          image: 'https://images.example/gala.jpg',
+          all_day: false,
+          cost: '45 EUR',
+          website: 'https://gala.example/',
+          show_map: true,
+          show_map_link: true,
+          hide_from_listings: false,
+          sticky: true,
+          featured: true,
+          ticketed: true,
+          categories: [category._id],
+          tags: [tag._id],
+          venue: venue._id,
+          organizer: [organizer._id],
+        }),
+      );
       locked = created.id as number;
       lockedSlug = created.slug as string;
       other = (await createEventOk(t.app, soon(4, { title: 'Spring gala', description: 'Other zanzibarquux evening.' }))).id as number;
       plain = (await createEventOk(t.app, soon(5, { title: 'Open rehearsal', description: 'Everybody welcome.' }))).id as number;
-      for (const [id, password] of [[locked, PASSWORD], [other, OTHER_PASSWORD]] as const) {
+      for (const [id, password] of [
+        [locked, PASSWORD],
+        [other, OTHER_PASSWORD],
+      ] as const) {
         const response = await t.app.inject({ method: 'PATCH', url: `${API}/events/${id}`, headers: EDITOR, payload: { password } });
         expect(response.statusCode).toBe(200);
         expect(response.body).not.toContain(password);
@@ -402,9 +446,30 @@ describe.each(engines)('$name engine: access rules', (engine) => {
 
     /** what a list keeps of a protected event (the rest is REDACTED_IN_LISTS). */
     const KEPT = [
-      'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'rest_url',
-      'title', 'slug', 'start_date', 'start_date_details', 'end_date', 'end_date_details', 'utc_start_date', 'utc_start_date_details',
-      'utc_end_date', 'utc_end_date_details', 'timezone', 'timezone_abbr', 'post_parent',
+      'id',
+      'global_id',
+      'global_id_lineage',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'rest_url',
+      'title',
+      'slug',
+      'start_date',
+      'start_date_details',
+      'end_date',
+      'end_date_details',
+      'utc_start_date',
+      'utc_start_date_details',
+      'utc_end_date',
+      'utc_end_date_details',
+      'timezone',
+      'timezone_abbr',
+      'post_parent',
     ];
 
     it('lists redact exactly the fields of the reference, field for field', async () => {
@@ -414,7 +479,11 @@ describe.each(engines)('$name engine: access rules', (engine) => {
         expect(full[field], `full ${field}`).not.toEqual(REDACTED_IN_LISTS[field]);
       }
       expect(Object.keys(full).sort()).toEqual([...Object.keys(REDACTED_IN_LISTS), ...KEPT].sort());
-      for (const [caller, headers] of [['anonymous', {}], ['viewer', VIEWER], ['editor', EDITOR]] as const) {
+      for (const [caller, headers] of [
+        ['anonymous', {}],
+        ['viewer', VIEWER],
+        ['editor', EDITOR],
+      ] as const) {
         const redacted = await entry('', headers);
         expect(Object.keys(redacted), caller).toEqual(Object.keys(full));
         for (const field of Object.keys(full)) {
@@ -442,10 +511,21 @@ describe.each(engines)('$name engine: access rules', (engine) => {
     it('single reads: 403 event-password-protected without the right password, 200 in full with it', async () => {
       const full = json(await get(`/events/${locked}?context=edit`, EDITOR));
       for (const url of [`/events/${locked}`, `/events/by-slug/${lockedSlug}`]) {
-        for (const [query, headers] of [['', {}], ['?password=wrong', {}], [`?password=${OTHER_PASSWORD}`, {}], ['', VIEWER], ['', EDITOR], [`?password=${PASSWORD.slice(0, -1)}`, EDITOR]] as const) {
+        for (const [query, headers] of [
+          ['', {}],
+          ['?password=wrong', {}],
+          [`?password=${OTHER_PASSWORD}`, {}],
+          ['', VIEWER],
+          ['', EDITOR],
+          [`?password=${PASSWORD.slice(0, -1)}`, EDITOR],
+        ] as const) {
           const response = await get(`${url}${query}`, headers);
           expect(response.statusCode, `${url}${query}`).toBe(403);
-          expect(json(response)).toEqual({ code: 'event-password-protected', message: 'The requested event is not accessible without a password', data: { status: 403 } });
+          expect(json(response)).toEqual({
+            code: 'event-password-protected',
+            message: 'The requested event is not accessible without a password',
+            data: { status: 403 },
+          });
         }
         for (const headers of [{}, VIEWER, EDITOR]) {
           const response = await get(`${url}?password=${PASSWORD}`, headers);
@@ -477,25 +557,30 @@ describe.each(engines)('$name engine: access rules', (engine) => {
       ['ticketed', 'ticketed=true'],
       ['geoloc', 'geoloc=true'],
       ['geoloc point', 'geoloc_lat=52.5&geoloc_lng=13.4&geoloc_radius=5&geoloc_unit=km'],
-    ] as Array<[string, string | (() => string)]>)('%s filters never match what the password hides, for anyone who could not read it in full', async (_name, query) => {
-      const q = typeof query === 'string' ? query : query();
-      // Anonymous, a viewer, an editor without context=edit: none could read it in full.
-      for (const headers of [{}, VIEWER, EDITOR]) {
-        const response = await get(`/events?per_page=50&${q}`, headers);
-        expect(response.statusCode).toBe(200);
-        expect(ids(json(response).events)).not.toContain(locked);
-        expect(json(response).total).toBe((json(response).events as unknown[]).length);
-      }
-      expect(ids(json(await get(`/events?per_page=50&context=edit&${q}`, VIEWER)).events)).not.toContain(locked);
-      // With the password it matches, in full; and for an editor asking context=edit.
-      const unlocked = await get(`/events?per_page=50&${q}&password=${PASSWORD}`);
-      expect(ids(json(unlocked).events)).toContain(locked);
-      expect(ids(json(await get(`/events?per_page=50&context=edit&${q}`, EDITOR)).events)).toContain(locked);
-    });
+    ] as Array<[string, string | (() => string)]>)(
+      '%s filters never match what the password hides, for anyone who could not read it in full',
+      async (_name, query) => {
+        const q = typeof query === 'string' ? query : query();
+        // Anonymous, a viewer, an editor without context=edit: none could read it in full.
+        for (const headers of [{}, VIEWER, EDITOR]) {
+          const response = await get(`/events?per_page=50&${q}`, headers);
+          expect(response.statusCode).toBe(200);
+          expect(ids(json(response).events)).not.toContain(locked);
+          expect(json(response).total).toBe((json(response).events as unknown[]).length);
+        }
+        expect(ids(json(await get(`/events?per_page=50&context=edit&${q}`, VIEWER)).events)).not.toContain(locked);
+        // With the password it matches, in full; and for an editor asking context=edit.
+        const unlocked = await get(`/events?per_page=50&${q}&password=${PASSWORD}`);
+        expect(ids(json(unlocked).events)).toContain(locked);
+        expect(ids(json(await get(`/events?per_page=50&context=edit&${q}`, EDITOR)).events)).toContain(locked);
+      },
+    );
 
     it('term counts follow what the caller could list: a protected event counts for editors only', async () => {
       const countOf = async (headers: Record<string, string>) => {
-        const list = json<{ categories: Array<{ id: number; count: number }> }>(await get(`/categories?include=${only.category}&hide_empty=false`, headers)).categories;
+        const list = json<{ categories: Array<{ id: number; count: number }> }>(
+          await get(`/categories?include=${only.category}&hide_empty=false`, headers),
+        ).categories;
         const single = json<{ count: number }>(await get(`/categories/${only.category}`, headers));
         expect(single.count).toBe(list[0]!.count);
         return single.count;
@@ -509,7 +594,13 @@ describe.each(engines)('$name engine: access rules', (engine) => {
     });
 
     it('anonymous callers cannot name a protected event in list filters', async () => {
-      for (const url of [`/venues?event=${locked}`, `/organizers?event=${locked}`, `/categories?post=${locked}`, `/tags?event=${locked}`, `/events?post_parent=${locked}`]) {
+      for (const url of [
+        `/venues?event=${locked}`,
+        `/organizers?event=${locked}`,
+        `/categories?post=${locked}`,
+        `/tags?event=${locked}`,
+        `/events?post_parent=${locked}`,
+      ]) {
         const anonymous = await get(url);
         expect(anonymous.statusCode, url).toBe(400);
         // Its terms are what the redaction hides: only an editor may list them.
@@ -518,7 +609,10 @@ describe.each(engines)('$name engine: access rules', (engine) => {
         expect((await get(url, EDITOR)).statusCode, `${url} as editor`).toBe(200);
       }
       // Nor infer its venue or organizer through has_events / only_with_upcoming.
-      for (const [path, id] of [['venues', only.venue], ['organizers', only.organizer]] as const) {
+      for (const [path, id] of [
+        ['venues', only.venue],
+        ['organizers', only.organizer],
+      ] as const) {
         expect(ids(json(await get(`/${path}?has_events=1`))[path])).not.toContain(id);
         expect(ids(json(await get(`/${path}?only_with_upcoming=1`))[path])).not.toContain(id);
       }
@@ -534,7 +628,12 @@ describe.each(engines)('$name engine: access rules', (engine) => {
       const target = (await createEventOk(t.app, soon(6, { title: 'Soon locked' }))).id as number;
       const responses = [
         await t.app.inject({ method: 'PATCH', url: `${API}/events/${target}`, headers: EDITOR, payload: { password: PASSWORD } }),
-        await t.app.inject({ method: 'PUT', url: `${API}/events/${target}`, headers: { ...EDITOR, 'content-type': 'application/x-www-form-urlencoded' }, payload: `password=${PASSWORD}&title=Still+locked` }),
+        await t.app.inject({
+          method: 'PUT',
+          url: `${API}/events/${target}`,
+          headers: { ...EDITOR, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: `password=${PASSWORD}&title=Still+locked`,
+        }),
         await get(`/events/${target}?context=edit`, EDITOR),
         await get(`/events/${target}?password=${PASSWORD}`),
         await get(`/events?per_page=50&context=edit&password=${PASSWORD}`, EDITOR),
@@ -684,7 +783,10 @@ describe.each(engines)('$name engine: access rules', (engine) => {
         headers: { origin, 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'Authorization, Content-Type' },
       });
     const corsHeaders = (response: LightMyRequestResponse) => Object.keys(response.headers).filter((h) => h.startsWith('access-control-'));
-    const list = (value: unknown) => String(value).split(',').map((s) => s.trim().toLowerCase());
+    const list = (value: unknown) =>
+      String(value)
+        .split(',')
+        .map((s) => s.trim().toLowerCase());
 
     it('grants the allowlisted origin: preflight 204 with every method and Authorization; the paging headers exposed', async () => {
       const t = await open({ CORS_ORIGINS: 'https://app.example' });
@@ -692,7 +794,9 @@ describe.each(engines)('$name engine: access rules', (engine) => {
         const response = await preflight(t, 'https://app.example', url);
         expect(response.statusCode, url).toBe(204);
         expect(response.headers['access-control-allow-origin']).toBe('https://app.example');
-        expect(list(response.headers['access-control-allow-methods'])).toEqual(expect.arrayContaining(['get', 'head', 'post', 'put', 'patch', 'delete', 'options']));
+        expect(list(response.headers['access-control-allow-methods'])).toEqual(
+          expect.arrayContaining(['get', 'head', 'post', 'put', 'patch', 'delete', 'options']),
+        );
         expect(list(response.headers['access-control-allow-headers'])).toContain('authorization');
       }
       await createEventOk(t.app, soon(3));
@@ -772,9 +876,24 @@ describe.each(engines)('$name engine: access rules', (engine) => {
       const id = (await createEventOk(t.app, soon(3, { title: 'Logged gala' }))).id as number;
       const requests = [
         { method: 'PATCH' as const, url: `${API}/events/${id}`, headers: EDITOR, payload: { password: PASSWORD } },
-        { method: 'PUT' as const, url: `${API}/events/${id}`, headers: { ...EDITOR, 'content-type': 'application/x-www-form-urlencoded' }, payload: `password=${PASSWORD}` },
-        { method: 'PATCH' as const, url: `${API}/events/${id}`, headers: { ...EDITOR, 'content-type': 'application/json' }, payload: `{"password": "${PASSWORD}",` },
-        { method: 'PATCH' as const, url: `${API}/events/${id}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ password: PASSWORD }) },
+        {
+          method: 'PUT' as const,
+          url: `${API}/events/${id}`,
+          headers: { ...EDITOR, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: `password=${PASSWORD}`,
+        },
+        {
+          method: 'PATCH' as const,
+          url: `${API}/events/${id}`,
+          headers: { ...EDITOR, 'content-type': 'application/json' },
+          payload: `{"password": "${PASSWORD}",`,
+        },
+        {
+          method: 'PATCH' as const,
+          url: `${API}/events/${id}`,
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify({ password: PASSWORD }),
+        },
         { method: 'GET' as const, url: `${API}/events/${id}?password=${PASSWORD}` },
         { method: 'GET' as const, url: `${API}/events/${id}?context=view&password=${PASSWORD}&x=1` },
         { method: 'GET' as const, url: `${API}/events/${id}?pass%77ord=${PASSWORD}` },
@@ -792,7 +911,14 @@ describe.each(engines)('$name engine: access rules', (engine) => {
       ];
       for (const request of requests) await t.app.inject(request);
     };
-    const secrets = [PASSWORD, encodeURIComponent(PASSWORD), OTHER_PASSWORD, EDITOR_TOKEN, VIEWER_TOKEN, Buffer.from(`editor:${EDITOR_TOKEN}`).toString('base64')];
+    const secrets = [
+      PASSWORD,
+      encodeURIComponent(PASSWORD),
+      OTHER_PASSWORD,
+      EDITOR_TOKEN,
+      VIEWER_TOKEN,
+      Buffer.from(`editor:${EDITOR_TOKEN}`).toString('base64'),
+    ];
 
     it.each([
       ['a pino logger instance', (stream: Writable) => pino({ level: 'info' }, stream)],
@@ -814,8 +940,17 @@ describe.each(engines)('$name engine: refused writes store nothing', (engine) =>
     const t = await openTestApp(engine);
     try {
       const before = await countAll(t.storage);
-      for (const [path, payload] of [['events', makeEventInput()], ['venues', { venue: 'Nope' }], ['organizers', { organizer: 'Nope' }], ['categories', { name: 'Nope' }], ['tags', { name: 'Nope' }]] as const) {
-        for (const [headers, status] of [[{}, 401], [VIEWER, 403]] as const) {
+      for (const [path, payload] of [
+        ['events', makeEventInput()],
+        ['venues', { venue: 'Nope' }],
+        ['organizers', { organizer: 'Nope' }],
+        ['categories', { name: 'Nope' }],
+        ['tags', { name: 'Nope' }],
+      ] as const) {
+        for (const [headers, status] of [
+          [{}, 401],
+          [VIEWER, 403],
+        ] as const) {
           const response = await t.app.inject({ method: 'POST', url: `${API}/${path}`, headers, payload });
           expect(response.statusCode, path).toBe(status);
           expect(json(response), path).toEqual({ code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status } });

@@ -272,7 +272,11 @@ async function buildFixture(t: TestApp): Promise<Fixture> {
   await editor('PATCH', `/events/${events.protectedDraft.id}`, { password: DRAFT_PASSWORD });
 
   const publicIds = (refs: Fixture['venues']) =>
-    new Set(Object.entries(refs).filter(([target]) => PUBLIC_POST_TARGETS.has(target)).map(([, ref]) => ref.id));
+    new Set(
+      Object.entries(refs)
+        .filter(([target]) => PUBLIC_POST_TARGETS.has(target))
+        .map(([, ref]) => ref.id),
+    );
   return {
     events,
     venues,
@@ -286,7 +290,6 @@ async function buildFixture(t: TestApp): Promise<Fixture> {
 }
 
 // ── What an answer may contain ─────────────────────────────────────────────────────────────────
-
 
 /** Every event object anywhere in a body. */
 function eventsIn(value: unknown, out: Body[] = []): Body[] {
@@ -322,7 +325,8 @@ function inspect(response: LightMyRequestResponse, ctx: RowContext): string[] {
   for (const secret of NEVER_IN_ANY_RESPONSE) if (text.includes(secret)) problems.push(`carries the secret "${secret}"`);
   const anonymous = ANONYMOUS_LIKE.includes(ctx.caller);
   const lower = text.toLowerCase();
-  if (anonymous && lower.includes(SECRET)) problems.push(`shows a non-public record: …${lower.slice(Math.max(0, lower.indexOf(SECRET) - 80), lower.indexOf(SECRET) + 40)}…`);
+  if (anonymous && lower.includes(SECRET))
+    problems.push(`shows a non-public record: …${lower.slice(Math.max(0, lower.indexOf(SECRET) - 80), lower.indexOf(SECRET) + 40)}…`);
   if (anonymous && !ctx.unlocked.includes(ctx.fx.events.protected.id) && lower.includes(PROTECTED)) problems.push('shows a field the password hides');
   if (response.body === '' || !response.headers['content-type']?.toString().includes('json')) return problems;
 
@@ -339,7 +343,8 @@ function inspect(response: LightMyRequestResponse, ctx: RowContext): string[] {
     // A protected event in a list is redacted unless the request unlocks it.
     if (isProtected && ctx.isList && !ctx.unlocked.includes(id)) {
       for (const [field, blank] of Object.entries(REDACTED_IN_LISTS)) {
-        if (JSON.stringify(event[field]) !== JSON.stringify(blank)) problems.push(`protected event ${id}: ${field} is ${JSON.stringify(event[field])}, not redacted`);
+        if (JSON.stringify(event[field]) !== JSON.stringify(blank))
+          problems.push(`protected event ${id}: ${field} is ${JSON.stringify(event[field])}, not redacted`);
       }
       continue;
     }
@@ -447,7 +452,10 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
   readRow('/events/{id}', `/fr${API}/events/${fx.events.protected.id}`, EVENT_READ.protected.plain!);
 
   // Venues and organizers, by id and by slug.
-  for (const [path, kind, refs] of [['venues', 'venue', fx.venues], ['organizers', 'organizer', fx.organizers]] as const) {
+  for (const [path, kind, refs] of [
+    ['venues', 'venue', fx.venues],
+    ['organizers', 'organizer', fx.organizers],
+  ] as const) {
     for (const [target, rules] of Object.entries(postRead(kind)) as Array<[PostTarget, Record<Reader, Expect>]>) {
       const ref = target === 'missing' ? { id: MISSING_ID, slug: `no-such-${kind}` } : refs[target];
       readRow(`/${path}/{id}`, `${API}/${path}/${ref.id}`, rules);
@@ -456,7 +464,10 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
   }
 
   // Categories and tags: terms have no status; only a malformed header is refused.
-  for (const [path, kind, ref] of [['categories', 'category', fx.category], ['tags', 'tag', fx.tag]] as const) {
+  for (const [path, kind, ref] of [
+    ['categories', 'category', fx.category],
+    ['tags', 'tag', fx.tag],
+  ] as const) {
     readRow(`/${path}/{id}`, `${API}/${path}/${ref.id}`, same(ok));
     readRow(`/${path}/{id}`, `${API}/${path}/${MISSING_ID}`, same(err(404, `rest-${kind}-not-found`)));
   }
@@ -506,7 +517,10 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
     }
   }
 
-  for (const [path, refs] of [['venues', fx.venues], ['organizers', fx.organizers]] as const) {
+  for (const [path, refs] of [
+    ['venues', fx.venues],
+    ['organizers', fx.organizers],
+  ] as const) {
     const publicIds = [refs.published.id, refs.due.id];
     const everyId = [...publicIds, refs.draft.id, refs.pending.id, refs.private.id, refs.scheduled.id];
     const lists: Array<[string, Record<Reader, Expect>, { anonymous?: number[]; token: number[] }]> = [
@@ -516,25 +530,43 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
       ['&status=trash', tokenOnly(INVALID), { token: [refs.trashed.id] }],
       ['&status=any', tokenOnly(INVALID), { token: everyId }],
       ['&status=future', tokenOnly(INVALID), { token: [refs.scheduled.id] }],
-      [`&event=${E.linkedScheduled.id}`, same(ok), { anonymous: path === 'venues' ? [] : [refs.due.id], token: path === 'venues' ? [refs.scheduled.id] : [refs.private.id, refs.due.id, refs.pending.id] }],
+      [
+        `&event=${E.linkedScheduled.id}`,
+        same(ok),
+        { anonymous: path === 'venues' ? [] : [refs.due.id], token: path === 'venues' ? [refs.scheduled.id] : [refs.private.id, refs.due.id, refs.pending.id] },
+      ],
       [`&event=${E.draft.id}`, tokenOnly(INVALID), { token: path === 'venues' ? [fx.venues.published.id] : [fx.organizers.published.id] }],
       [`&event=${E.protected.id}`, tokenOnly(INVALID), { token: path === 'venues' ? [fx.venues.published.id] : [fx.organizers.published.id] }],
-      ['&has_events=1', same(ok), {
-        anonymous: path === 'venues' ? [fx.venues.published.id] : [fx.organizers.published.id, fx.organizers.due.id],
-        token: path === 'venues'
-          ? [fx.venues.published.id, fx.venues.draft.id, fx.venues.scheduled.id]
-          : [fx.organizers.published.id, fx.organizers.draft.id, fx.organizers.private.id, fx.organizers.due.id, fx.organizers.pending.id],
-      }],
-      ['&has_events=0', same(ok), {
-        anonymous: path === 'venues' ? [fx.venues.due.id] : [],
-        token: path === 'venues' ? [fx.venues.pending.id, fx.venues.private.id, fx.venues.due.id] : [fx.organizers.scheduled.id],
-      }],
-      ['&only_with_upcoming=1', same(ok), {
-        anonymous: path === 'venues' ? [fx.venues.published.id] : [fx.organizers.published.id, fx.organizers.due.id],
-        token: path === 'venues'
-          ? [fx.venues.published.id, fx.venues.draft.id, fx.venues.scheduled.id]
-          : [fx.organizers.published.id, fx.organizers.draft.id, fx.organizers.private.id, fx.organizers.due.id, fx.organizers.pending.id],
-      }],
+      [
+        '&has_events=1',
+        same(ok),
+        {
+          anonymous: path === 'venues' ? [fx.venues.published.id] : [fx.organizers.published.id, fx.organizers.due.id],
+          token:
+            path === 'venues'
+              ? [fx.venues.published.id, fx.venues.draft.id, fx.venues.scheduled.id]
+              : [fx.organizers.published.id, fx.organizers.draft.id, fx.organizers.private.id, fx.organizers.due.id, fx.organizers.pending.id],
+        },
+      ],
+      [
+        '&has_events=0',
+        same(ok),
+        {
+          anonymous: path === 'venues' ? [fx.venues.due.id] : [],
+          token: path === 'venues' ? [fx.venues.pending.id, fx.venues.private.id, fx.venues.due.id] : [fx.organizers.scheduled.id],
+        },
+      ],
+      [
+        '&only_with_upcoming=1',
+        same(ok),
+        {
+          anonymous: path === 'venues' ? [fx.venues.published.id] : [fx.organizers.published.id, fx.organizers.due.id],
+          token:
+            path === 'venues'
+              ? [fx.venues.published.id, fx.venues.draft.id, fx.venues.scheduled.id]
+              : [fx.organizers.published.id, fx.organizers.draft.id, fx.organizers.private.id, fx.organizers.due.id, fx.organizers.pending.id],
+        },
+      ],
     ];
     for (const [suffix, rules, expected] of lists) {
       for (const method of READ_METHODS) {
@@ -557,7 +589,10 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
     }
   }
 
-  for (const [path, ref] of [['categories', fx.category], ['tags', fx.tag]] as const) {
+  for (const [path, ref] of [
+    ['categories', fx.category],
+    ['tags', fx.tag],
+  ] as const) {
     const lists: Array<[string, Record<Reader, Expect>]> = [
       ['', same(ok)],
       ['?hide_empty=false', same(ok)],
@@ -737,7 +772,10 @@ function routePattern(url: string): string | null {
   if (url.startsWith('/health/')) return url;
   if (url === API || url === `${API}/`) return '/';
   if (!url.startsWith(`${API}/`)) return null;
-  return url.slice(API.length).replace(/:id\([^)]*\)/, '{id}').replace(':slug', '{slug}');
+  return url
+    .slice(API.length)
+    .replace(/:id\([^)]*\)/, '{id}')
+    .replace(':slug', '{slug}');
 }
 
 describe.each(engines)('$name engine: authorization matrix', (engine) => {
@@ -771,53 +809,58 @@ describe.each(engines)('$name engine: authorization matrix', (engine) => {
     expect([...covered].sort()).toEqual([...registered].sort());
   });
 
-  it(
-    'answers every route × method × caller × target as the rules say, and shows nobody anything it may not see',
-    async () => {
-      const rows = buildRows(fx, () => t);
-      const failures: string[] = [];
-      let before: Awaited<ReturnType<typeof snapshot>> | null = null;
-      let phase: Row['phase'] = 'read';
-      const counts = { read: 0, 'refused-write': 0, 'editor-write': 0 };
-      for (const row of rows) {
-        if (row.phase !== phase) {
-          if (row.phase === 'refused-write') before = await snapshot(t.storage);
-          if (phase === 'refused-write' && before) {
-            // Nothing a refused caller sent changed anything.
-            if (JSON.stringify(await snapshot(t.storage)) !== JSON.stringify(before)) failures.push('refused writes changed the store');
-          }
-          phase = row.phase;
+  it('answers every route × method × caller × target as the rules say, and shows nobody anything it may not see', async () => {
+    const rows = buildRows(fx, () => t);
+    const failures: string[] = [];
+    let before: Awaited<ReturnType<typeof snapshot>> | null = null;
+    let phase: Row['phase'] = 'read';
+    const counts = { read: 0, 'refused-write': 0, 'editor-write': 0 };
+    for (const row of rows) {
+      if (row.phase !== phase) {
+        if (row.phase === 'refused-write') before = await snapshot(t.storage);
+        if (phase === 'refused-write' && before) {
+          // Nothing a refused caller sent changed anything.
+          if (JSON.stringify(await snapshot(t.storage)) !== JSON.stringify(before)) failures.push('refused writes changed the store');
         }
-        counts[row.phase] += 1;
-        const url = typeof row.url === 'string' ? row.url : await row.url();
-        const response = await t.app.inject({
-          method: row.method,
-          url,
-          headers: CALLERS[row.caller],
-          ...(row.payload === undefined ? {} : { payload: row.payload }),
-        });
-        const problems: string[] = [];
-        if (response.statusCode !== row.expect.status) problems.push(`status ${response.statusCode}, expected ${row.expect.status} (${response.body.slice(0, 160)})`);
-        if (row.method === 'HEAD') {
-          if (response.body !== '') problems.push('HEAD answered with a body');
-        } else {
-          const body = json<Body>(response);
-          if (row.expect.code !== undefined && body.code !== row.expect.code) problems.push(`code ${String(body.code)}, expected ${row.expect.code}`);
-          if (row.expect.status >= 400 && (body.data as Body | undefined)?.status !== row.expect.status) problems.push('error body without data.status');
-          if (response.statusCode === 200 && row.check) problems.push(...row.check(body));
-        }
-        problems.push(...inspect(response, { fx, caller: row.caller, unlocked: row.unlocked ?? [], isList: row.isList ?? false, describesApi: row.route.endsWith(' /') || row.route.endsWith(' /doc') }));
-        for (const problem of problems) failures.push(`${row.label}: ${problem}`);
+        phase = row.phase;
       }
-      if (phase === 'refused-write' && before && JSON.stringify(await snapshot(t.storage)) !== JSON.stringify(before)) {
-        failures.push('refused writes changed the store');
+      counts[row.phase] += 1;
+      const url = typeof row.url === 'string' ? row.url : await row.url();
+      const response = await t.app.inject({
+        method: row.method,
+        url,
+        headers: CALLERS[row.caller],
+        ...(row.payload === undefined ? {} : { payload: row.payload }),
+      });
+      const problems: string[] = [];
+      if (response.statusCode !== row.expect.status)
+        problems.push(`status ${response.statusCode}, expected ${row.expect.status} (${response.body.slice(0, 160)})`);
+      if (row.method === 'HEAD') {
+        if (response.body !== '') problems.push('HEAD answered with a body');
+      } else {
+        const body = json<Body>(response);
+        if (row.expect.code !== undefined && body.code !== row.expect.code) problems.push(`code ${String(body.code)}, expected ${row.expect.code}`);
+        if (row.expect.status >= 400 && (body.data as Body | undefined)?.status !== row.expect.status) problems.push('error body without data.status');
+        if (response.statusCode === 200 && row.check) problems.push(...row.check(body));
       }
-      // No phase of the table is empty.
-      expect(counts.read).toBeGreaterThan(500);
-      expect(counts['refused-write']).toBeGreaterThan(200);
-      expect(counts['editor-write']).toBeGreaterThan(40);
-      expect(failures).toEqual([]);
-    },
-    180_000,
-  );
+      problems.push(
+        ...inspect(response, {
+          fx,
+          caller: row.caller,
+          unlocked: row.unlocked ?? [],
+          isList: row.isList ?? false,
+          describesApi: row.route.endsWith(' /') || row.route.endsWith(' /doc'),
+        }),
+      );
+      for (const problem of problems) failures.push(`${row.label}: ${problem}`);
+    }
+    if (phase === 'refused-write' && before && JSON.stringify(await snapshot(t.storage)) !== JSON.stringify(before)) {
+      failures.push('refused writes changed the store');
+    }
+    // No phase of the table is empty.
+    expect(counts.read).toBeGreaterThan(500);
+    expect(counts['refused-write']).toBeGreaterThan(200);
+    expect(counts['editor-write']).toBeGreaterThan(40);
+    expect(failures).toEqual([]);
+  }, 180_000);
 });

@@ -6,17 +6,7 @@
  * WordPress `_links` member. Lists are in term-lists.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  API,
-  EDITOR,
-  type TestApp,
-  VIEWER,
-  countAll,
-  createEventOk,
-  json,
-  openTestApp,
-  snapshot,
-} from '../helpers/app.js';
+import { API, EDITOR, type TestApp, VIEWER, countAll, createEventOk, json, openTestApp, snapshot } from '../helpers/app.js';
 import { routeEnginesUnderTest } from '../helpers/engines.js';
 
 const { engines } = await routeEnginesUnderTest();
@@ -290,7 +280,12 @@ describe.each(engines)('$name engine: categories', (engine) => {
     it('updates every field and answers 200 with the new values (CategoryUpdateCest L14)', async () => {
       const term = await create({ name: unique(), description: 'Old', slug: unique('old').replace(' ', '-').toLowerCase() });
       const parent = await create({ name: unique('New parent') });
-      const response = await request('POST', `/categories/${term.id}`, { parent: parent.id, name: 'Renamed', description: 'New description', slug: 'renamed-slug' });
+      const response = await request('POST', `/categories/${term.id}`, {
+        parent: parent.id,
+        name: 'Renamed',
+        description: 'New description',
+        slug: 'renamed-slug',
+      });
       expect(response.statusCode, response.body).toBe(200);
       const body = json<Term>(response);
       expect(Object.keys(body)).toEqual(CATEGORY_KEYS);

@@ -14,7 +14,6 @@ const { engines } = await routeEnginesUnderTest();
 // The documentation does not depend on the storage engine: one is enough.
 const engine = engines[0]!;
 
-
 /** The reference's order: the index, /doc, then every resource's routes as registered. */
 const ROUTE_KEYS = [
   `/${NS}`,
@@ -58,7 +57,11 @@ const withoutText = (value: unknown): unknown =>
   Array.isArray(value)
     ? value.map(withoutText)
     : value !== null && typeof value === 'object'
-      ? Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'description' && k !== '_links').map(([k, v]) => [k, withoutText(v)]))
+      ? Object.fromEntries(
+          Object.entries(value)
+            .filter(([k]) => k !== 'description' && k !== '_links')
+            .map(([k, v]) => [k, withoutText(v)]),
+        )
       : value;
 
 describe(`${engine.name} engine: namespace index`, () => {
@@ -144,7 +147,12 @@ describe(`${engine.name} engine: namespace index`, () => {
       }
 
       const create = argsOf(index, '/events', 'POST');
-      expect(Object.entries(create).filter(([, a]) => a.required).map(([n]) => n).sort()).toEqual(['end_date', 'start_date', 'title']);
+      expect(
+        Object.entries(create)
+          .filter(([, a]) => a.required)
+          .map(([n]) => n)
+          .sort(),
+      ).toEqual(['end_date', 'start_date', 'title']);
       expect(create.title).toEqual({ description: text('event.title'), type: 'string', minLength: 1, maxLength: 1000, required: true });
       expect(create.all_day).toMatchObject({ type: 'boolean', required: false, description: text('event.all_day') });
       expect(create).not.toHaveProperty('password');
@@ -163,7 +171,13 @@ describe(`${engine.name} engine: namespace index`, () => {
 
       // Every arg of every endpoint is described.
       const undescribed = Object.entries(index.routes).flatMap(([key, route]) =>
-        route.endpoints.flatMap((e) => (Array.isArray(e.args) ? [] : Object.entries(e.args).filter(([, a]) => !a.description).map(([n]) => `${key} ${e.methods.join()} ${n}`))),
+        route.endpoints.flatMap((e) =>
+          Array.isArray(e.args)
+            ? []
+            : Object.entries(e.args)
+                .filter(([, a]) => !a.description)
+                .map(([n]) => `${key} ${e.methods.join()} ${n}`),
+        ),
       );
       expect(undescribed).toEqual([]);
     });
@@ -216,7 +230,10 @@ describe(`${engine.name} engine: namespace index`, () => {
       expect(help.routes[`/${NS}/venues/(?P<id>\\d+)`]?.schema).toMatchObject({ type: 'object' });
       const bad = await get(`${root}/${NS}?context=bogus`);
       expect(bad.statusCode).toBe(400);
-      expect(json<{ code: string; data: { params: Record<string, string> } }>(bad)).toMatchObject({ code: 'rest_invalid_param', data: { params: { context: expect.any(String) } } });
+      expect(json<{ code: string; data: { params: Record<string, string> } }>(bad)).toMatchObject({
+        code: 'rest_invalid_param',
+        data: { params: { context: expect.any(String) } },
+      });
     });
   });
 

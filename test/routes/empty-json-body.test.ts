@@ -51,9 +51,11 @@ describe.each(engines)('$name engine: empty JSON bodies', (engine) => {
   it.each(cases)('PUT and PATCH /venues/{id} answer the venue, as without a body ($type, $name)', async (c) => {
     const venue = await insertVenue(t.storage, { name: 'Harbour hall' });
     // An update without a body still touches the modification date, so that is left out of the comparison.
-    const { modified: _m, modified_utc: _mu, ...unchanged } = await t.app
-      .inject({ method: 'PATCH', url: `${API}/venues/${venue._id}`, headers: EDITOR })
-      .then((r) => json(r));
+    const {
+      modified: _m,
+      modified_utc: _mu,
+      ...unchanged
+    } = await t.app.inject({ method: 'PATCH', url: `${API}/venues/${venue._id}`, headers: EDITOR }).then((r) => json(r));
     expect(unchanged).toMatchObject({ id: venue._id, venue: 'Harbour hall' });
     for (const method of ['PUT', 'PATCH'] as const) {
       const response = await send(method, `${API}/venues/${venue._id}`, c);
@@ -92,7 +94,12 @@ describe.each(engines)('$name engine: empty JSON bodies', (engine) => {
     try {
       const payload = JSON.stringify({ title: 'y'.repeat(3000) });
       for (const headers of [{}, { 'transfer-encoding': 'chunked' }]) {
-        const response = await small.app.inject({ method: 'POST', url: `${API}/events`, headers: { ...EDITOR, 'content-type': 'application/json', ...headers }, payload });
+        const response = await small.app.inject({
+          method: 'POST',
+          url: `${API}/events`,
+          headers: { ...EDITOR, 'content-type': 'application/json', ...headers },
+          payload,
+        });
         expect(response.statusCode, JSON.stringify(headers)).toBe(413);
         expect(json(response)).toMatchObject({ code: 'rest_request_too_large', data: { status: 413 } });
       }

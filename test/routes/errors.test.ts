@@ -229,7 +229,11 @@ describe.each(engines)('$name engine: authentication and errors', (engine) => {
         request: { method: 'GET', path: `/${NS}/events/99999999` },
         status: 404,
         code: 'rest-event-not-found',
-        messages: { en: 'Event with ID 99999999 does not exist.', de: 'Es gibt keine Veranstaltung mit der ID 99999999.', fr: "Il n'existe aucun événement avec l'ID 99999999." },
+        messages: {
+          en: 'Event with ID 99999999 does not exist.',
+          de: 'Es gibt keine Veranstaltung mit der ID 99999999.',
+          fr: "Il n'existe aucun événement avec l'ID 99999999.",
+        },
       },
       {
         name: '400 rest_invalid_param (data.params stays English)',
@@ -243,7 +247,11 @@ describe.each(engines)('$name engine: authentication and errors', (engine) => {
         request: { method: 'POST', path: `/${NS}/events`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(makeEventInput()) },
         status: 401,
         code: 'rest_forbidden',
-        messages: { en: 'Sorry, you are not allowed to do that.', de: 'Sie sind leider nicht berechtigt, das zu tun.', fr: "Désolé, vous n'êtes pas autorisé à faire cela." },
+        messages: {
+          en: 'Sorry, you are not allowed to do that.',
+          de: 'Sie sind leider nicht berechtigt, das zu tun.',
+          fr: "Désolé, vous n'êtes pas autorisé à faire cela.",
+        },
       },
       {
         name: '404 rest_no_route in the namespace',

@@ -23,27 +23,92 @@ const { engines } = await routeEnginesUnderTest();
 
 /** Keys of sample 12-create-event-minimal.json, in order. */
 const SAMPLE_12_KEYS = [
-  'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc',
-  'url', 'rest_url', 'title', 'description', 'excerpt', 'slug', 'image', 'all_day',
-  'start_date', 'start_date_details', 'end_date', 'end_date_details',
-  'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details',
-  'timezone', 'timezone_abbr', 'cost', 'cost_details', 'website',
-  'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured',
-  'categories', 'tags', 'venue', 'organizer', 'custom_fields',
+  'id',
+  'global_id',
+  'global_id_lineage',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'rest_url',
+  'title',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'all_day',
+  'start_date',
+  'start_date_details',
+  'end_date',
+  'end_date_details',
+  'utc_start_date',
+  'utc_start_date_details',
+  'utc_end_date',
+  'utc_end_date_details',
+  'timezone',
+  'timezone_abbr',
+  'cost',
+  'cost_details',
+  'website',
+  'show_map',
+  'show_map_link',
+  'hide_from_listings',
+  'sticky',
+  'featured',
+  'categories',
+  'tags',
+  'venue',
+  'organizer',
+  'custom_fields',
 ];
 /** Embedded venue of sample 10 (no province, no excerpt, no image: empty members are dropped). */
 const SAMPLE_10_VENUE_KEYS = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'slug',
-  'address', 'city', 'country', 'state', 'zip', 'phone', 'website', 'stateprovince',
-  'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'venue',
+  'description',
+  'slug',
+  'address',
+  'city',
+  'country',
+  'state',
+  'zip',
+  'phone',
+  'website',
+  'stateprovince',
+  'show_map',
+  'show_map_link',
+  'global_id',
+  'global_id_lineage',
 ];
 const SAMPLE_10_ORGANIZER_KEYS = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'description', 'slug',
-  'phone', 'website', 'email', 'global_id', 'global_id_lineage',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'organizer',
+  'description',
+  'slug',
+  'phone',
+  'website',
+  'email',
+  'global_id',
+  'global_id_lineage',
 ];
-const SAMPLE_10_TERM_KEYS = [
-  'name', 'slug', 'term_group', 'term_taxonomy_id', 'taxonomy', 'description', 'parent', 'count', 'filter', 'id', 'urls',
-];
+const SAMPLE_10_TERM_KEYS = ['name', 'slug', 'term_group', 'term_taxonomy_id', 'taxonomy', 'description', 'parent', 'count', 'filter', 'id', 'urls'];
 
 const WALL_CLOCK = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -675,11 +740,12 @@ describe.each(engines)('$name engine: POST /events', (engine) => {
     });
 
     it('names every bad parameter of one body at once', async () => {
-      const body = await expectRejected(
-        makeEventInput({ venue: 999_999, organizer: [999_998], website: 'foo', end_date: 'foo' }),
-        'rest_invalid_param',
-        ['venue', 'organizer', 'website', 'end_date'],
-      );
+      const body = await expectRejected(makeEventInput({ venue: 999_999, organizer: [999_998], website: 'foo', end_date: 'foo' }), 'rest_invalid_param', [
+        'venue',
+        'organizer',
+        'website',
+        'end_date',
+      ]);
       expect(body.data.params).toEqual(expect.objectContaining({ venue: expect.any(String), website: expect.any(String) }));
     });
 

@@ -100,7 +100,12 @@ describe.each(engines)('$name engine: deleting events', (engine) => {
   it('lets the editor update a trashed event (no trash check on update), keeping it trashed', async () => {
     const created = await createEventOk(t.app, { title: 'Trashed edit' });
     expect((await del(`${API}/events/${created.id as number}`)).statusCode).toBe(200);
-    const response = await t.app.inject({ method: 'PATCH', url: `${API}/events/${created.id as number}`, headers: EDITOR, payload: { title: 'Trashed edit 2' } });
+    const response = await t.app.inject({
+      method: 'PATCH',
+      url: `${API}/events/${created.id as number}`,
+      headers: EDITOR,
+      payload: { title: 'Trashed edit 2' },
+    });
     expect(response.statusCode).toBe(200);
     expect(json(response)).toMatchObject({ title: 'Trashed edit 2', status: 'trash' });
   });

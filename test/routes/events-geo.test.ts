@@ -121,7 +121,8 @@ const ROOT_LANGUAGES = [
 async function documentedListArgs(app: FastifyInstance, root: string) {
   const index = await app.inject({ method: 'GET', url: `${root}/${NS}` });
   expect(index.statusCode).toBe(200);
-  const endpoints = json<{ routes: Record<string, { endpoints: Array<{ methods: string[]; args: Record<string, Body> }> }> }>(index).routes[`/${NS}/events`]!.endpoints;
+  const endpoints = json<{ routes: Record<string, { endpoints: Array<{ methods: string[]; args: Record<string, Body> }> }> }>(index).routes[`/${NS}/events`]!
+    .endpoints;
   const args = endpoints.find((e) => e.methods.includes('GET'))!.args;
   const doc = await app.inject({ method: 'GET', url: `${root}/${NS}/doc` });
   expect(doc.statusCode).toBe(200);
@@ -419,14 +420,11 @@ describe.each(engines)('$name engine: orderby=distance ties and paging', (engine
     const body = await listOk(`${point(from)}&orderby=distance&geoloc_unit=km&geoloc_radius=2`);
     expect(body.events.map((e) => e.id)).toEqual([n1, a1, b1, a2, b2, b3, a3, f1]);
     const twin = expectedDistance(from, marienplatz, 'km');
-    expect(body.events.map((e) => e.distance)).toEqual([
-      0,
-      twin, twin, twin, twin, twin, twin,
-      expectedDistance(from, [48.1376, 11.5799], 'km'),
-    ]);
+    expect(body.events.map((e) => e.distance)).toEqual([0, twin, twin, twin, twin, twin, twin, expectedDistance(from, [48.1376, 11.5799], 'km')]);
     // Paging cuts through the tie group consistently.
     const pages = [];
-    for (let page = 1; page <= 3; page += 1) pages.push(...(await idsOf(`${point(from)}&orderby=distance&geoloc_unit=km&geoloc_radius=2&per_page=3&page=${page}`)));
+    for (let page = 1; page <= 3; page += 1)
+      pages.push(...(await idsOf(`${point(from)}&orderby=distance&geoloc_unit=km&geoloc_radius=2&per_page=3&page=${page}`)));
     expect(pages).toEqual([n1, a1, b1, a2, b2, b3, a3, f1]);
     // Descending: everything reversed, ties by start date then id, both descending.
     expect(await idsOf(`${point(from)}&orderby=distance&order=desc&geoloc_unit=km&geoloc_radius=2`)).toEqual([f1, a3, b3, b2, a2, b1, a1, n1]);
@@ -467,7 +465,13 @@ describe.each(engines)('$name engine: orderby=distance ties and paging', (engine
 
     const full = await listOk(`${base}&per_page=50`);
     expect(full.events.map((e) => e.id)).toEqual(all);
-    const expected = new Map<number, LatLng>([[x1, [48.872, 2.3317]], [y1, [48.8606, 2.3376]], [y2, [48.8606, 2.3376]], [y3, [48.8606, 2.3376]], [z1, [48.853, 2.3499]]]);
+    const expected = new Map<number, LatLng>([
+      [x1, [48.872, 2.3317]],
+      [y1, [48.8606, 2.3376]],
+      [y2, [48.8606, 2.3376]],
+      [y3, [48.8606, 2.3376]],
+      [z1, [48.853, 2.3499]],
+    ]);
     for (const event of full.events) expect(event.distance).toBe(expectedDistance(opera, expected.get(event.id as number) as LatLng, 'km'));
 
     const seen: number[] = [];
@@ -565,7 +569,13 @@ describe.each(engines)('$name engine: GEOLOC_ENABLED=false', (engine) => {
     for (const name of GEO_PARAMS) expect(documented.args, name).not.toHaveProperty(name);
     expect(documented.args.orderby).toMatchObject({ enum: ORDER_BY, description: MESSAGES[language]['eventList.orderby_without_geolocation'] });
     expect(documented.parameters.filter((name) => GEO_PARAMS.includes(name))).toEqual([]);
-    expect(documented.orderby).toEqual({ name: 'orderby', in: 'query', description: MESSAGES[language]['eventList.orderby_without_geolocation'], required: false, schema: { type: 'string', enum: ORDER_BY } });
+    expect(documented.orderby).toEqual({
+      name: 'orderby',
+      in: 'query',
+      description: MESSAGES[language]['eventList.orderby_without_geolocation'],
+      required: false,
+      schema: { type: 'string', enum: ORDER_BY },
+    });
     // The rest is documented as with geolocation on, the computed defaults of the window included.
     expect(documented.parameters).toEqual(expect.arrayContaining(['order', 'start_date', 'featured', 'search']));
     expect(documented.args.start_date).toHaveProperty('default', expect.any(String));
@@ -586,6 +596,9 @@ describe.each(engines)('$name engine: GEOLOC_ENABLED=true (the default) document
     for (const name of GEO_PARAMS) expect(documented.args, name).toHaveProperty(name);
     expect(documented.args.orderby).toMatchObject({ enum: [...ORDER_BY, 'distance'], description: MESSAGES[language]['eventList.orderby'] });
     expect(documented.parameters).toEqual(expect.arrayContaining(GEO_PARAMS));
-    expect(documented.orderby).toMatchObject({ description: MESSAGES[language]['eventList.orderby'], schema: { type: 'string', enum: [...ORDER_BY, 'distance'] } });
+    expect(documented.orderby).toMatchObject({
+      description: MESSAGES[language]['eventList.orderby'],
+      schema: { type: 'string', enum: [...ORDER_BY, 'distance'] },
+    });
   });
 });

@@ -40,11 +40,36 @@ const WALL_CLOCK = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 /** The embedded venue of sample 11 (name and city only): every empty member dropped. */
 const SAMPLE_11_VENUE_KEYS = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'slug', 'city',
-  'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'venue',
+  'slug',
+  'city',
+  'show_map',
+  'show_map_link',
+  'global_id',
+  'global_id_lineage',
 ];
 const SAMPLE_11_ORGANIZER_KEYS = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'slug', 'email', 'global_id', 'global_id_lineage',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'organizer',
+  'slug',
+  'email',
+  'global_id',
+  'global_id_lineage',
 ];
 
 describe.each(engines)('$name engine: venues and organizers in event writes', (engine) => {
@@ -153,7 +178,17 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
     it('echoes every field of a nested venue (US: stateprovince = state; elsewhere: province)', async () => {
       const us = await createOk({
         title: 'US venue event',
-        venue: { venue: 'Nested US', address: '1 Main St', city: 'Springfield', country: 'United States', state: 'IL', province: 'x', zip: '62701', phone: '555', website: 'http://us.example/' },
+        venue: {
+          venue: 'Nested US',
+          address: '1 Main St',
+          city: 'Springfield',
+          country: 'United States',
+          state: 'IL',
+          province: 'x',
+          zip: '62701',
+          phone: '555',
+          website: 'http://us.example/',
+        },
       });
       expect(us.venue).toMatchObject({
         venue: 'Nested US',
@@ -171,20 +206,32 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
       });
       const fr = await createOk({
         title: 'French venue event',
-        venue: { venue: 'Théâtre imbriqué', city: 'Évry', country: 'France', province: 'Île-de-France', state: 'x', show_map: 'false', geo_lat: '48.6', geo_lng: '2.45' },
+        venue: {
+          venue: 'Théâtre imbriqué',
+          city: 'Évry',
+          country: 'France',
+          province: 'Île-de-France',
+          state: 'x',
+          show_map: 'false',
+          geo_lat: '48.6',
+          geo_lng: '2.45',
+        },
       });
-      expect(fr.venue).toMatchObject({ venue: 'Théâtre imbriqué', slug: 'theatre-imbrique', stateprovince: 'Île-de-France', show_map: false, geo_lat: 48.6, geo_lng: 2.45 });
+      expect(fr.venue).toMatchObject({
+        venue: 'Théâtre imbriqué',
+        slug: 'theatre-imbrique',
+        stateprovince: 'Île-de-France',
+        show_map: false,
+        geo_lat: 48.6,
+        geo_lng: 2.45,
+      });
     });
 
     it('creates several organizers in the order sent (L1005) with their images (L1072)', async () => {
       const body = await createOk({
         title: 'Three new organizers',
         venue: { venue: 'Image venue', image: 'https://img.example/venue.jpg' },
-        organizer: [
-          { organizer: 'Organizer Z', image: 'https://img.example/z.png' },
-          { organizer: 'Organizer A' },
-          { organizer: 'Organizer M', phone: '123' },
-        ],
+        organizer: [{ organizer: 'Organizer Z', image: 'https://img.example/z.png' }, { organizer: 'Organizer A' }, { organizer: 'Organizer M', phone: '123' }],
       });
       expect((body.organizer as Body[]).map((o) => o.organizer)).toEqual(['Organizer Z', 'Organizer A', 'Organizer M']);
       expect((body.organizer as Body[])[0]?.image).toEqual({ url: 'https://img.example/z.png', extension: 'png' });
@@ -193,7 +240,10 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
 
     it('mixes new and existing organizers, keeping the order and collapsing duplicates (L1035)', async () => {
       const [o1, o2] = [await insertOrganizer(t.storage), await insertOrganizer(t.storage)];
-      const body = await createOk({ title: 'Mixed organizers', organizer: [{ organizer: 'New A' }, { id: o1._id }, o2._id, { organizer: 'New C' }, String(o1._id), { id: o2._id }] });
+      const body = await createOk({
+        title: 'Mixed organizers',
+        organizer: [{ organizer: 'New A' }, { id: o1._id }, o2._id, { organizer: 'New C' }, String(o1._id), { id: o2._id }],
+      });
       const organizers = body.organizer as Body[];
       expect(organizers.map((o) => o.organizer)).toEqual(['New A', o1.name, o2.name, 'New C']);
       expect(organizers[1]?.id).toBe(o1._id);
@@ -204,14 +254,22 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
       const venue = await insertVenue(t.storage, { name: 'Known Hall', city: 'Old city', phone: '1' });
       const organizer = await insertOrganizer(t.storage, { name: 'Known Org', email: 'old@example.org' });
       const before = await countAll(t.storage);
-      const body = await createOk({ title: 'Known places', venue: { venue: 'known hall', phone: '2' }, organizer: [{ organizer: 'KNOWN ORG', email: 'new@example.org' }] });
+      const body = await createOk({
+        title: 'Known places',
+        venue: { venue: 'known hall', phone: '2' },
+        organizer: [{ organizer: 'KNOWN ORG', email: 'new@example.org' }],
+      });
       expect(await countAll(t.storage)).toEqual({ ...before, events: before.events + 1 });
       expect(body.venue).toMatchObject({ id: venue._id, venue: 'Known Hall', city: 'Old city', phone: '2' });
       expect((body.organizer as Body[])[0]).toMatchObject({ id: organizer._id, organizer: 'Known Org', email: 'new@example.org' });
     });
 
     it('creates nested records with the status asked for, a draft included', async () => {
-      const body = await createOk({ title: 'Draft links', venue: { venue: 'Draft nested venue', status: 'draft' }, organizer: [{ organizer: 'Draft nested org', status: 'draft' }] });
+      const body = await createOk({
+        title: 'Draft links',
+        venue: { venue: 'Draft nested venue', status: 'draft' },
+        organizer: [{ organizer: 'Draft nested org', status: 'draft' }],
+      });
       expect(body.venue).toMatchObject({ status: 'draft' });
       expect((body.organizer as Body[])[0]).toMatchObject({ status: 'draft' });
     });
@@ -229,7 +287,13 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
   describe('linking existing records (L769, L918, L947; EventUpdateCest L832, L986)', () => {
     it('links a venue by id, numeric string, {id} with extra keys (ignored), or a one-item list', async () => {
       const venue = await insertVenue(t.storage, { city: 'Unchanged' });
-      for (const value of [venue._id, String(venue._id), { id: venue._id, venue: 'Ignored name', city: 'Ignored city' }, { id: String(venue._id) }, [venue._id]]) {
+      for (const value of [
+        venue._id,
+        String(venue._id),
+        { id: venue._id, venue: 'Ignored name', city: 'Ignored city' },
+        { id: String(venue._id) },
+        [venue._id],
+      ]) {
         const body = await createOk({ title: 'Venue by reference', venue: value });
         expect(venueId(body), JSON.stringify(value)).toBe(venue._id);
         expect(body.venue).toMatchObject({ city: 'Unchanged', venue: venue.name });
@@ -241,7 +305,9 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
       const [o1, o2] = [await insertOrganizer(t.storage), await insertOrganizer(t.storage)];
       expect(organizerIds(await createOk({ title: 'One organizer', organizer: o1._id }))).toEqual([o1._id]);
       expect(organizerIds(await createOk({ title: 'Two organizers', organizer: [o2._id, o1._id] }))).toEqual([o2._id, o1._id]);
-      expect(organizerIds(await createOk({ title: 'Organizer objects', organizer: [{ id: o1._id, organizer: 'Renamed?', email: 'x@y.z' }] }))).toEqual([o1._id]);
+      expect(organizerIds(await createOk({ title: 'Organizer objects', organizer: [{ id: o1._id, organizer: 'Renamed?', email: 'x@y.z' }] }))).toEqual([
+        o1._id,
+      ]);
       expect(await t.storage.organizers.findById(o1._id)).toEqual(o1);
     });
 
@@ -350,13 +416,17 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
 
     it('names venue and organizer together, and another bad field, still creating nothing', async () => {
       await expectRefused(
-        () => create({ title: 'All bad', end_date: '2000-01-01 00:00:00', venue: { venue: 'N', website: 'x' }, organizer: [{ organizer: 'M', image: 'nope' }] }),
+        () =>
+          create({ title: 'All bad', end_date: '2000-01-01 00:00:00', venue: { venue: 'N', website: 'x' }, organizer: [{ organizer: 'M', image: 'nope' }] }),
         ['end_date', 'venue', 'organizer'],
       );
     });
 
     it('creates no nested record when the event itself is refused', async () => {
-      await expectRefused(() => create({ title: 'Bad dates', start_date: 'not a date', venue: { venue: 'Orphan venue' }, organizer: [{ organizer: 'Orphan org' }] }), ['start_date']);
+      await expectRefused(
+        () => create({ title: 'Bad dates', start_date: 'not a date', venue: { venue: 'Orphan venue' }, organizer: [{ organizer: 'Orphan org' }] }),
+        ['start_date'],
+      );
     });
 
     it('leaves the event and the store unchanged when an update names an invalid nested venue', async () => {
@@ -465,7 +535,10 @@ describe.each(engines)('$name engine: concurrent nested creations', (engine) => 
     const before = await countAll(t.storage);
     const responses = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        post('/events', makeEventInput({ title: `Festival day ${i}`, venue: { venue: 'Festival grounds', city: 'Roskilde' }, organizer: [{ organizer: 'Festival crew' }] })),
+        post(
+          '/events',
+          makeEventInput({ title: `Festival day ${i}`, venue: { venue: 'Festival grounds', city: 'Roskilde' }, organizer: [{ organizer: 'Festival crew' }] }),
+        ),
       ),
     );
     for (const response of responses) expect(response.statusCode, response.body).toBe(201);

@@ -72,9 +72,19 @@ for (const engine of engines) {
       const before = (await list('per_page=1&venue=' + (await firstVenueId()))).json<EventList>();
       const event = before.events[0]!;
       const venueId = event.venue.id;
-      const renamed = await t.app.inject({ method: 'POST', url: `${API}/events/${event.id}`, headers: EDITOR, payload: { title: 'Renamed for the memo test' } });
+      const renamed = await t.app.inject({
+        method: 'POST',
+        url: `${API}/events/${event.id}`,
+        headers: EDITOR,
+        payload: { title: 'Renamed for the memo test' },
+      });
       expect(renamed.statusCode).toBe(200);
-      const venue = await t.app.inject({ method: 'POST', url: `${API}/venues/${venueId}`, headers: EDITOR, payload: { venue: 'Venue renamed for the memo test' } });
+      const venue = await t.app.inject({
+        method: 'POST',
+        url: `${API}/venues/${venueId}`,
+        headers: EDITOR,
+        payload: { venue: 'Venue renamed for the memo test' },
+      });
       expect(venue.statusCode).toBe(200);
       const after = (await list(`per_page=1&venue=${venueId}`)).json<EventList>();
       expect(after.events[0]?.id).toBe(event.id);
@@ -90,7 +100,13 @@ for (const engine of engines) {
         method: 'POST',
         url: `${API}/events`,
         headers: EDITOR,
-        payload: { title: 'One more in the category', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00', categories: [category.id], status: 'publish' },
+        payload: {
+          title: 'One more in the category',
+          start_date: '2030-01-01 10:00:00',
+          end_date: '2030-01-01 11:00:00',
+          categories: [category.id],
+          status: 'publish',
+        },
       });
       expect(created.statusCode).toBe(201);
       const after = (await list('per_page=50&start_date=2000-01-01')).json<EventList>();

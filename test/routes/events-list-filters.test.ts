@@ -9,18 +9,7 @@
  * Every test opens its own app on a fresh store: a list sees every event of the store.
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  API,
-  EDITOR,
-  type TestApp,
-  VIEWER,
-  createEventOk,
-  insertCategory,
-  insertOrganizer,
-  insertTag,
-  insertVenue,
-  json,
-} from '../helpers/app.js';
+import { API, EDITOR, type TestApp, VIEWER, createEventOk, insertCategory, insertOrganizer, insertTag, insertVenue, json } from '../helpers/app.js';
 import { routeEnginesUnderTest } from '../helpers/engines.js';
 import { sharedTestApp } from '../helpers/shared-app.js';
 
@@ -59,8 +48,7 @@ describe.each(engines)('$name engine: GET /events filters', (engine) => {
     expect(response.statusCode, `${query}: ${response.body}`).toBe(200);
     return json<ListBody>(response);
   };
-  const idsOf = async (query = '', headers: Record<string, string> = {}): Promise<number[]> =>
-    (await listOk(query, headers)).events.map((e) => e.id as number);
+  const idsOf = async (query = '', headers: Record<string, string> = {}): Promise<number[]> => (await listOk(query, headers)).events.map((e) => e.id as number);
   const expectInvalid = async (query: string, param: string, headers: Record<string, string> = {}) => {
     const response = await list(query, headers);
     expect(response.statusCode, `${query}: ${response.body}`).toBe(400);
@@ -449,9 +437,12 @@ describe.each(engines)('$name engine: GET /events filters', (engine) => {
 
     it('ignores every date filter: a past event is returned, explicit dates do not narrow', async () => {
       const now = Date.now();
-      const past = (await createEventOk(t.app, { title: 'Last year', start_date: utcWall(now - 365 * DAY), end_date: utcWall(now - 365 * DAY + HOUR) })).id as number;
+      const past = (await createEventOk(t.app, { title: 'Last year', start_date: utcWall(now - 365 * DAY), end_date: utcWall(now - 365 * DAY + HOUR) }))
+        .id as number;
       const upcoming = await add();
-      const farFuture = (await createEventOk(t.app, { title: 'In three years', start_date: utcWall(now + 3 * 365 * DAY), end_date: utcWall(now + 3 * 365 * DAY + HOUR) })).id as number;
+      const farFuture = (
+        await createEventOk(t.app, { title: 'In three years', start_date: utcWall(now + 3 * 365 * DAY), end_date: utcWall(now + 3 * 365 * DAY + HOUR) })
+      ).id as number;
       expect(await idsOf(`include=${past},${upcoming},${farFuture}`)).toEqual([past, upcoming, farFuture]);
       expect(await idsOf(`include=${past},${upcoming}&start_date=2099-01-01&end_date=2099-01-02`)).toEqual([past, upcoming]);
       expect(await idsOf(`include=${past}&starts_after=2099-01-01&strict_dates=true`)).toEqual([past]);

@@ -553,7 +553,12 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
   describe('hide_from_listings', () => {
     it('never lists hidden events — not for editors, not with include — but they stay readable', async () => {
       const [visible] = await addUpcoming(1);
-      const hidden = await add({ title: 'Hidden', start_date: utcWall(Date.now() + DAY), end_date: utcWall(Date.now() + DAY + HOUR), hide_from_listings: true });
+      const hidden = await add({
+        title: 'Hidden',
+        start_date: utcWall(Date.now() + DAY),
+        end_date: utcWall(Date.now() + DAY + HOUR),
+        hide_from_listings: true,
+      });
 
       expect(ids(await listOk())).toEqual([visible]);
       expect(ids(await listOk('', EDITOR))).toEqual([visible]);
@@ -581,7 +586,9 @@ describe.each(engines)('$name engine: GET /events', (engine) => {
     it('keeps every filter, with effective values, in the reference order', async () => {
       const venue = json(await t.app.inject({ method: 'POST', url: `${API}/venues`, headers: EDITOR, payload: { venue: 'Echo Hall' } }));
       const organizer = json(await t.app.inject({ method: 'POST', url: `${API}/organizers`, headers: EDITOR, payload: { organizer: 'Echo Friends' } }));
-      const category = json(await t.app.inject({ method: 'POST', url: `${API}/categories`, headers: EDITOR, payload: { name: 'Echo Jazz', slug: 'echo-jazz' } }));
+      const category = json(
+        await t.app.inject({ method: 'POST', url: `${API}/categories`, headers: EDITOR, payload: { name: 'Echo Jazz', slug: 'echo-jazz' } }),
+      );
       const tag = json(await t.app.inject({ method: 'POST', url: `${API}/tags`, headers: EDITOR, payload: { name: 'Echo Tag' } }));
       const parent = await add({ title: 'Parent', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00' });
       const child = await add({
@@ -693,7 +700,9 @@ describe.each(engines)('$name engine: GET /events with SITE_TIMEZONE America/New
   it('reads strict bounds as New York wall clocks', async () => {
     const morning = await add('2026-11-01 13:00:00', '2026-11-01 14:00:00'); // 08:00 EST
     await add('2026-11-01 18:00:00', '2026-11-01 19:00:00'); // 13:00 EST
-    const body = await listOk(`start_date=${encodeURIComponent('2026-11-01 07:00:00')}&end_date=${encodeURIComponent('2026-11-01 12:00:00')}&strict_dates=true`);
+    const body = await listOk(
+      `start_date=${encodeURIComponent('2026-11-01 07:00:00')}&end_date=${encodeURIComponent('2026-11-01 12:00:00')}&strict_dates=true`,
+    );
     expect(body.events.map((e) => e.id)).toEqual([morning]);
     expect(Object.fromEntries(queryOf(body.rest_url))).toMatchObject({ start_date: '2026-11-01 07:00:00', end_date: '2026-11-01 12:00:00' });
   });

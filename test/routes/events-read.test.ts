@@ -242,7 +242,12 @@ describe.each(engines)('$name engine: reading single events', (engine) => {
     it('honours X-Forwarded-* with TRUST_PROXY, and builds permalinks from PUBLIC_URL', async () => {
       const proxied = await openTestApp(engine, { TRUST_PROXY: 'true', PUBLIC_URL: 'https://www.example.org/site/' });
       try {
-        const created = await proxied.app.inject({ method: 'POST', url: `${API}/events`, headers: { ...EDITOR, ...forwarded }, payload: { title: 'Proxied', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00' } });
+        const created = await proxied.app.inject({
+          method: 'POST',
+          url: `${API}/events`,
+          headers: { ...EDITOR, ...forwarded },
+          payload: { title: 'Proxied', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00' },
+        });
         expect(created.statusCode).toBe(201);
         const id = json(created).id as number;
         const body = json(await proxied.app.inject({ method: 'GET', url: `/de${API}/events/${id}`, headers: forwarded }));

@@ -61,8 +61,7 @@ describe.each(cases)('$name engine: $taxonomy on event writes', ({ engine, taxon
   const ids = (terms: Array<{ id: number }>) => terms.map((x) => x.id);
   const termCount = () => t.storage[taxonomy].count({});
 
-  const update = (id: number, payload: Record<string, unknown>) =>
-    t.app.inject({ method: 'POST', url: `${API}/events/${id}`, headers: EDITOR, payload });
+  const update = (id: number, payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: `${API}/events/${id}`, headers: EDITOR, payload });
 
   it('takes existing terms by id, in that order (L1123)', async () => {
     const first = await createTerm(unique('Alpha'));
@@ -312,7 +311,7 @@ describe.each(engines)('$name engine: embedded terms (sample 10)', (engine) => {
 
     // The same terms on a single read.
     const read = json<{ categories: EmbeddedTerm[]; tags: EmbeddedTerm[] }>(
-      await t.app.inject({ method: 'GET', url: `${API}/events/${(json<{ id: number }>(response)).id}` }),
+      await t.app.inject({ method: 'GET', url: `${API}/events/${json<{ id: number }>(response).id}` }),
     );
     expect(read.categories).toEqual(body.categories);
     expect(read.tags).toEqual(body.tags);

@@ -115,9 +115,7 @@ describe.each(engines)('$name engine: updating events', (engine) => {
   it('applies sample 39 (title, cost, end_date) and 40 (description, featured)', async () => {
     const { body: before } = await richEvent('Peer Launch');
     const id = before.id as number;
-    const patched = json(
-      await update('PATCH', `${API}/events/${id}`, { title: 'Peer Launch (updated)', cost: '15', end_date: '2030-05-01 23:00:00' }),
-    );
+    const patched = json(await update('PATCH', `${API}/events/${id}`, { title: 'Peer Launch (updated)', cost: '15', end_date: '2030-05-01 23:00:00' }));
     expect(patched).toMatchObject({
       title: 'Peer Launch (updated)',
       cost: '$15',
@@ -187,7 +185,12 @@ describe.each(engines)('$name engine: updating events', (engine) => {
           end_date: '2030-12-22 12:00:00',
         }),
       );
-      expect(after).toMatchObject({ timezone: 'Asia/Hong_Kong', start_date: '2030-12-22 10:00:00', utc_start_date: '2030-12-22 02:00:00', timezone_abbr: 'HKT' });
+      expect(after).toMatchObject({
+        timezone: 'Asia/Hong_Kong',
+        start_date: '2030-12-22 10:00:00',
+        utc_start_date: '2030-12-22 02:00:00',
+        timezone_abbr: 'HKT',
+      });
     });
 
     it('all_day: true alone re-forces the stored dates to whole days', async () => {

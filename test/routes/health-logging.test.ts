@@ -70,7 +70,10 @@ describe('request logging of health probes', () => {
     try {
       for (const url of ['/health/live', '/health/ready']) {
         const probe = await t.linesOf(url);
-        expect(probe.lines.map((l) => [l.level, l.msg]), url).toEqual([
+        expect(
+          probe.lines.map((l) => [l.level, l.msg]),
+          url,
+        ).toEqual([
           [20, 'incoming request'],
           [20, 'request completed'],
         ]);

@@ -42,7 +42,11 @@ describe('hosts', () => {
     const answer = await new Promise<string>((resolve, reject) => {
       let text = '';
       const socket = connect(port, '127.0.0.1', () => socket.end(`GET ${API}/events HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n`));
-      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+      socket
+        .setEncoding('utf8')
+        .on('data', (chunk: string) => (text += chunk))
+        .on('end', () => resolve(text))
+        .on('error', reject);
     });
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).toContain('"code":"rest_bad_request"');
@@ -106,7 +110,9 @@ describe('hosts', () => {
     try {
       const created = (await createEventOk(proxied.app, { title: 'Proxied' })).id as number;
       const url = `${API}/events/${created}`;
-      const allowed = json<Body>(await proxied.app.inject({ method: 'GET', url, headers: { host: 'inner:3000', 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' } }));
+      const allowed = json<Body>(
+        await proxied.app.inject({ method: 'GET', url, headers: { host: 'inner:3000', 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' } }),
+      );
       expect(allowed.rest_url).toBe(`https://public.example${url}`);
       const refused = await proxied.app.inject({ method: 'GET', url, headers: { host: 'inner:3000', 'x-forwarded-host': 'evil.example' } });
       expect(refused.body).not.toContain('evil.example');

@@ -37,7 +37,10 @@ describe.each(engines.map((engine) => ({ engine, label: `${engine.name} engine` 
     for (const url of [`${API}/venues?has_events=true`, `${API}/venues?has_events=false`]) {
       const response = await t.app.inject({ method: 'GET', url });
       expect(response.statusCode, url).toBe(400);
-      expect(json(response)).toMatchObject({ code: 'rest_invalid_param', data: { status: 400, params: { has_events: expect.stringContaining(String(MAX_FILTER_IDS)) } } });
+      expect(json(response)).toMatchObject({
+        code: 'rest_invalid_param',
+        data: { status: 400, params: { has_events: expect.stringContaining(String(MAX_FILTER_IDS)) } },
+      });
     }
     const upcoming = await t.app.inject({ method: 'GET', url: `${API}/venues?only_with_upcoming=true` });
     expect(upcoming.statusCode).toBe(400);

@@ -285,10 +285,18 @@ describe.each(engines)('$name engine: Idempotency-Key across origins', (engine) 
       const preflight = await t.app.inject({
         method: 'OPTIONS',
         url: `${API}/events`,
-        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'Authorization, Content-Type, Idempotency-Key' },
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'Authorization, Content-Type, Idempotency-Key',
+        },
       });
       expect(preflight.statusCode).toBe(204);
-      expect(String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/)).toContain('idempotency-key');
+      expect(
+        String(preflight.headers['access-control-allow-headers'])
+          .toLowerCase()
+          .split(/\s*,\s*/),
+      ).toContain('idempotency-key');
       const created = await t.app.inject({
         method: 'POST',
         url: `${API}/events`,
@@ -296,7 +304,11 @@ describe.each(engines)('$name engine: Idempotency-Key across origins', (engine) 
         payload: makeEventInput(),
       });
       expect(created.statusCode).toBe(201);
-      expect(String(created.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/)).toContain('idempotent-replayed');
+      expect(
+        String(created.headers['access-control-expose-headers'])
+          .toLowerCase()
+          .split(/\s*,\s*/),
+      ).toContain('idempotent-replayed');
     } finally {
       await t.close();
     }

@@ -7,17 +7,7 @@
  */
 import { type LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  API,
-  EDITOR,
-  VIEWER,
-  type TestApp,
-  createEventOk,
-  insertOrganizer,
-  insertVenue,
-  json,
-  openTestApp,
-} from '../helpers/app.js';
+import { API, EDITOR, VIEWER, type TestApp, createEventOk, insertOrganizer, insertVenue, json, openTestApp } from '../helpers/app.js';
 import { routeEnginesUnderTest } from '../helpers/engines.js';
 import { sharedTestApp } from '../helpers/shared-app.js';
 import { type OrganizerDoc, type Storage, type VenueDoc } from '../../src/storage/port.js';
@@ -60,7 +50,7 @@ describe.each(cases)('$label', ({ engine, resource }) => {
   const BASE = `http://localhost:80${API}/${path}/`;
   const list = (query = '', headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'GET', url: `${API}/${path}${query === '' ? '' : `?${query}`}`, headers });
-  const items = (response: LightMyRequestResponse) => (json(response)[path] as Body[]);
+  const items = (response: LightMyRequestResponse) => json(response)[path] as Body[];
   const ids = (response: LightMyRequestResponse) => items(response).map((item) => item.id);
   const names = (response: LightMyRequestResponse) => items(response).map((item) => item[kind]);
   const insert = (overrides: Common = {}) => resource.insert(t.storage, overrides);
@@ -115,7 +105,12 @@ describe.each(cases)('$label', ({ engine, resource }) => {
       const secondBody = json(second);
       expect(Object.keys(secondBody)).toEqual([path, 'rest_url', 'previous_rest_url', 'total', 'total_pages']);
       // The previous page is page 1: its link carries no page.
-      expect(secondBody).toMatchObject({ rest_url: `${BASE}?page=2&per_page=5&status=publish`, previous_rest_url: `${BASE}?per_page=5&status=publish`, total: 10, total_pages: 2 });
+      expect(secondBody).toMatchObject({
+        rest_url: `${BASE}?page=2&per_page=5&status=publish`,
+        previous_rest_url: `${BASE}?per_page=5&status=publish`,
+        total: 10,
+        total_pages: 2,
+      });
       expect(ids(second)).toEqual(all.slice(5));
       expect(second.headers.link).toBe(`<${BASE}?per_page=5&status=publish>; rel="prev"`);
     });
@@ -468,9 +463,36 @@ describe.each(engines)('$name engine: venue search over the address fields (Venu
 
   it('matches address, city, province, state, zip and phone; needs whole words', async () => {
     const base = { description: '', address: '', city: '', country: '', province: '', state: '', zip: '', phone: '', stateprovince: '' };
-    const one = await insertVenue(t.storage, { ...base, name: 'Venue one', address: '10 Downing Street', city: 'London', province: 'Greater London', zip: '223345', phone: '1111111111', country: 'United Kingdom' });
-    const two = await insertVenue(t.storage, { ...base, name: 'Venue two', address: '221b Baker Street', city: 'London', province: 'Greater London', zip: '223345', phone: '3333333' });
-    const three = await insertVenue(t.storage, { ...base, name: 'Venue three', address: '100, Avenue du Temple', city: 'Paris', province: 'Ile de France', stateprovince: 'Ile de France', country: 'France', zip: '75003', phone: '1111122222' });
+    const one = await insertVenue(t.storage, {
+      ...base,
+      name: 'Venue one',
+      address: '10 Downing Street',
+      city: 'London',
+      province: 'Greater London',
+      zip: '223345',
+      phone: '1111111111',
+      country: 'United Kingdom',
+    });
+    const two = await insertVenue(t.storage, {
+      ...base,
+      name: 'Venue two',
+      address: '221b Baker Street',
+      city: 'London',
+      province: 'Greater London',
+      zip: '223345',
+      phone: '3333333',
+    });
+    const three = await insertVenue(t.storage, {
+      ...base,
+      name: 'Venue three',
+      address: '100, Avenue du Temple',
+      city: 'Paris',
+      province: 'Ile de France',
+      stateprovince: 'Ile de France',
+      country: 'France',
+      zip: '75003',
+      phone: '1111122222',
+    });
     const four = await insertVenue(t.storage, { ...base, name: 'Venue four', state: 'Texas', city: 'Austin' });
 
     expect(await search('london')).toEqual([one._id, two._id]);
@@ -503,9 +525,27 @@ describe.each(engines)('$name engine: organizer search over phone, e-mail and we
     (json(await t.app.inject({ method: 'GET', url: `${API}/organizers?search=${encodeURIComponent(q)}` })).organizers as Body[]).map((o) => o.id);
 
   it('matches phone, e-mail and website words', async () => {
-    const one = await insertOrganizer(t.storage, { name: 'Organizer one', description: '', phone: '111111111', email: 'one@common.com', website: 'http://one.com' });
-    const two = await insertOrganizer(t.storage, { name: 'Organizer two', description: '', phone: '111112222', email: 'two@common.com', website: 'http://two.com' });
-    const three = await insertOrganizer(t.storage, { name: 'Organizer three', description: '', phone: '222223333', email: 'three@three.com', website: 'http://three.com' });
+    const one = await insertOrganizer(t.storage, {
+      name: 'Organizer one',
+      description: '',
+      phone: '111111111',
+      email: 'one@common.com',
+      website: 'http://one.com',
+    });
+    const two = await insertOrganizer(t.storage, {
+      name: 'Organizer two',
+      description: '',
+      phone: '111112222',
+      email: 'two@common.com',
+      website: 'http://two.com',
+    });
+    const three = await insertOrganizer(t.storage, {
+      name: 'Organizer three',
+      description: '',
+      phone: '222223333',
+      email: 'three@three.com',
+      website: 'http://three.com',
+    });
 
     expect(await search('Organizer')).toEqual([one._id, three._id, two._id]);
     expect(await search('111111111')).toEqual([one._id]);

@@ -18,10 +18,15 @@ import { routeEnginesUnderTest } from '../helpers/engines.js';
 const { engines } = await routeEnginesUnderTest();
 const engine = engines[0]!;
 
-
 type Json = Record<string, unknown>;
 type Operation = Json & { parameters?: Json[]; requestBody?: Json; responses: Record<string, Json>; security?: unknown; operationId: string; tags: string[] };
-type OpenApi = Json & { openapi: string; servers: Array<{ url: string }>; paths: Record<string, Record<string, Operation>>; components: Json & { schemas: Record<string, Json>; responses: Record<string, Json> }; tags: Array<{ name: string; description: string }> };
+type OpenApi = Json & {
+  openapi: string;
+  servers: Array<{ url: string }>;
+  paths: Record<string, Record<string, Operation>>;
+  components: Json & { schemas: Record<string, Json>; responses: Record<string, Json> };
+  tags: Array<{ name: string; description: string }>;
+};
 
 /** every path and method (HEAD, Fastify's automatic twin of GET, is not documented). */
 const SINGLE = ['get', 'post', 'put', 'patch', 'delete'];
@@ -39,7 +44,11 @@ const withoutText = (value: unknown): unknown =>
   Array.isArray(value)
     ? value.map(withoutText)
     : value !== null && typeof value === 'object'
-      ? Object.fromEntries(Object.entries(value).filter(([k]) => !TEXT_KEYS.has(k)).map(([k, v]) => [k, withoutText(v)]))
+      ? Object.fromEntries(
+          Object.entries(value)
+            .filter(([k]) => !TEXT_KEYS.has(k))
+            .map(([k, v]) => [k, withoutText(v)]),
+        )
       : value;
 
 /** Every `description`/`summary` string of the document (schema properties named so excepted). */
@@ -47,9 +56,7 @@ const textsOf = (value: unknown, parentKey = ''): string[] =>
   Array.isArray(value)
     ? value.flatMap((v) => textsOf(v))
     : value !== null && typeof value === 'object'
-      ? Object.entries(value).flatMap(([k, v]) =>
-          TEXT_KEYS.has(k) && typeof v === 'string' && parentKey !== 'properties' ? [v] : textsOf(v, k),
-        )
+      ? Object.entries(value).flatMap(([k, v]) => (TEXT_KEYS.has(k) && typeof v === 'string' && parentKey !== 'properties' ? [v] : textsOf(v, k)))
       : [];
 
 /** Every schema object in the places OpenAPI puts them. */
@@ -58,7 +65,8 @@ function schemasOf(doc: OpenApi): Array<[string, unknown]> {
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       for (const p of op.parameters ?? []) out.push([`${method} ${path} ${String(p.name)}`, p.schema]);
-      for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Record<string, Json>)) out.push([`${method} ${path} body ${type}`, media.schema]);
+      for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Record<string, Json>))
+        out.push([`${method} ${path} body ${type}`, media.schema]);
       for (const [code, r] of Object.entries(op.responses)) {
         const content = (r.content ?? {}) as Record<string, Json>;
         for (const media of Object.values(content)) out.push([`${method} ${path} ${code}`, media.schema]);
@@ -235,7 +243,10 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
         },
       });
       expect(doc.components.schemas.EventCreate).toMatchObject({ required: ['title', 'start_date', 'end_date'], additionalProperties: false });
-      expect(doc.paths['/events/{id}']!.patch!.requestBody).toMatchObject({ required: false, content: { 'application/json': { schema: { $ref: '#/components/schemas/EventUpdate' } } } });
+      expect(doc.paths['/events/{id}']!.patch!.requestBody).toMatchObject({
+        required: false,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/EventUpdate' } } },
+      });
       expect(create.responses['201']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' } } } });
       expect(Object.keys(doc.paths['/events']!.get!.responses['200']!.headers as Json)).toEqual(['X-TEC-Total', 'X-TEC-TotalPages', 'Link']);
       const search = doc.paths['/events']!.get!.parameters!.find((p) => p.name === 'search');
@@ -297,7 +308,11 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
     const proxied = await openTestApp(engine, { TRUST_PROXY: 'true' });
     try {
       const doc = json<OpenApi>(
-        await proxied.app.inject({ method: 'GET', url: `/fr/${NS}/doc`, headers: { 'x-forwarded-host': 'calendar.example.org', 'x-forwarded-proto': 'https' } }),
+        await proxied.app.inject({
+          method: 'GET',
+          url: `/fr/${NS}/doc`,
+          headers: { 'x-forwarded-host': 'calendar.example.org', 'x-forwarded-proto': 'https' },
+        }),
       );
       expect(doc.servers).toEqual([{ url: `https://calendar.example.org/fr/${NS}` }]);
     } finally {
@@ -336,7 +351,17 @@ describe(`${engine.name} engine: real responses match the documented schemas`, (
     await call('get', '/doc');
 
     // Linked records first, then an event using all of them.
-    const venue = await call('post', '/venues', { payload: { venue: 'Harbour Hall', address: '1 Quay', city: 'Hamburg', country: 'Germany', zip: '20457', phone: '+49 40 1', website: 'https://hall.example' } });
+    const venue = await call('post', '/venues', {
+      payload: {
+        venue: 'Harbour Hall',
+        address: '1 Quay',
+        city: 'Hamburg',
+        country: 'Germany',
+        zip: '20457',
+        phone: '+49 40 1',
+        website: 'https://hall.example',
+      },
+    });
     const organizer = await call('post', '/organizers', { payload: { organizer: 'Harbour Friends', email: 'friends@example.org', phone: '+49 40 2' } });
     const category = await call('post', '/categories', { payload: { name: 'Music', description: 'Live music' } });
     const child = await call('post', '/categories', { payload: { name: 'Jazz', parent: category.id } });
@@ -358,7 +383,9 @@ describe(`${engine.name} engine: real responses match the documented schemas`, (
         featured: true,
       },
     });
-    const minimal = await call('post', '/events', { payload: { title: 'Minimal', start_date: '2030-07-01 10:00', end_date: '2030-07-01 11:00', all_day: true } });
+    const minimal = await call('post', '/events', {
+      payload: { title: 'Minimal', start_date: '2030-07-01 10:00', end_date: '2030-07-01 11:00', all_day: true },
+    });
 
     await call('get', '/events');
     await call('get', '/events', { query: '?per_page=1&start_date=2030-01-01' });

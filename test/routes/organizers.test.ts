@@ -46,14 +46,45 @@ const SAMPLE_07_REQUEST = {
 };
 /** Keys of sample 07-create-organizer.json, in order. */
 const SAMPLE_07_KEYS = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'description', 'slug',
-  'phone', 'website', 'email', 'global_id', 'global_id_lineage',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'organizer',
+  'description',
+  'slug',
+  'phone',
+  'website',
+  'email',
+  'global_id',
+  'global_id_lineage',
 ];
 /** Keys of sample 33-organizer-by-id.json: json_ld after email, before the global ids. */
 const SAMPLE_33_KEYS = [...SAMPLE_07_KEYS.slice(0, 14), 'json_ld', ...SAMPLE_07_KEYS.slice(14)];
 const ALL_KEYS = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'description', 'excerpt', 'slug', 'image',
-  'phone', 'website', 'email', 'json_ld', 'global_id', 'global_id_lineage',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'organizer',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'phone',
+  'website',
+  'email',
+  'json_ld',
+  'global_id',
+  'global_id_lineage',
 ];
 const OPTIONAL_TEXT = ['phone', 'website', 'email', 'description'] as const;
 const WALL_CLOCK = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -172,7 +203,18 @@ describe.each(engines)('$name engine: organizers', (engine) => {
     it('drops empty optional fields from the representation', async () => {
       const body = await createOk({ organizer: 'Empty org', phone: '', email: '', website: '', description: '', image: '' });
       expect(Object.keys(body)).toEqual([
-        'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'slug', 'global_id', 'global_id_lineage',
+        'id',
+        'author',
+        'status',
+        'date',
+        'date_utc',
+        'modified',
+        'modified_utc',
+        'url',
+        'organizer',
+        'slug',
+        'global_id',
+        'global_id_lineage',
       ]);
     });
 
@@ -196,7 +238,10 @@ describe.each(engines)('$name engine: organizers', (engine) => {
       expect(body.message).toBe('Missing parameter(s): organizer');
     });
 
-    it.each([['empty', ''], ['blank', ' \t ']])('refuses an %s name naming organizer', async (_label, organizer) => {
+    it.each([
+      ['empty', ''],
+      ['blank', ' \t '],
+    ])('refuses an %s name naming organizer', async (_label, organizer) => {
       await expectRejected({ organizer }, 'rest_invalid_param', ['organizer']);
     });
 

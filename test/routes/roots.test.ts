@@ -16,7 +16,9 @@ const HOST = 'calendar.example.org:8443';
 /** Every string below `value` that points into the API namespace. */
 const apiLinksOf = (value: unknown): string[] =>
   typeof value === 'string'
-    ? value.includes(`/${NS}`) ? [value] : []
+    ? value.includes(`/${NS}`)
+      ? [value]
+      : []
     : Array.isArray(value)
       ? value.flatMap(apiLinksOf)
       : value !== null && typeof value === 'object'
@@ -90,7 +92,9 @@ describe.each(engines)('$name engine: language roots', (engine) => {
 
   it('serves the same representation under every root, apart from the links', async () => {
     const bodies = await Promise.all(
-      ROOTS.map(async (root) => (await t.app.inject({ method: 'GET', url: `${root}/${NS}/events/${ids.event}` })).body.replaceAll(`localhost:80${root}/`, 'localhost:80/')),
+      ROOTS.map(async (root) =>
+        (await t.app.inject({ method: 'GET', url: `${root}/${NS}/events/${ids.event}` })).body.replaceAll(`localhost:80${root}/`, 'localhost:80/'),
+      ),
     );
     for (const body of bodies) expect(body).toBe(bodies[0]);
   });

@@ -74,7 +74,11 @@ describe('apps with and without caches on one store', () => {
     await storage.ensureIndexes();
     await seedIfEmpty({ storage, config: { seedOnStart: true, siteTimezone: 'UTC', perPageMax: 50 }, log: { info: () => undefined } });
     const base = { RATE_LIMIT_READS: '0', MAX_EVENT_LOOP_DELAY_MS: '0' };
-    for (const env of [base, { ...base, SERIALIZATION_ARENA_MB: '0', SERIALIZATION_MEMO_ENTRIES: '0' }, { ...base, SERIALIZATION_ARENA_MB: '1', SERIALIZATION_MEMO_ENTRIES: '3' }]) {
+    for (const env of [
+      base,
+      { ...base, SERIALIZATION_ARENA_MB: '0', SERIALIZATION_MEMO_ENTRIES: '0' },
+      { ...base, SERIALIZATION_ARENA_MB: '1', SERIALIZATION_MEMO_ENTRIES: '3' },
+    ]) {
       const app = buildApp({ config: loadConfig(env), storage, logger: false });
       await app.ready();
       apps.push(app);

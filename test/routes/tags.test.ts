@@ -6,17 +6,7 @@
  * Lists are in term-lists.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  API,
-  EDITOR,
-  type TestApp,
-  VIEWER,
-  countAll,
-  createEventOk,
-  json,
-  openTestApp,
-  snapshot,
-} from '../helpers/app.js';
+import { API, EDITOR, type TestApp, VIEWER, countAll, createEventOk, json, openTestApp, snapshot } from '../helpers/app.js';
 import { routeEnginesUnderTest } from '../helpers/engines.js';
 
 const { engines } = await routeEnginesUnderTest();

@@ -47,7 +47,8 @@ describe.each(cases)('$name engine: GET /$taxonomy', ({ engine, taxonomy }) => {
   }
 
   /** GET the list anonymously; `query` is appended as is. */
-  const list = (query = '', headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: `${API}/${taxonomy}${query === '' ? '' : `?${query}`}`, headers });
+  const list = (query = '', headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url: `${API}/${taxonomy}${query === '' ? '' : `?${query}`}`, headers });
 
   async function listOk(query = ''): Promise<{ body: ListBody; items: Term[]; headers: Record<string, unknown> }> {
     const response = await list(query);

@@ -31,15 +31,13 @@ describe.each(engines)('$name engine: venue coordinates', (engine) => {
   });
   afterAll(() => shared.close());
 
-  const write = (method: 'POST' | 'PUT' | 'PATCH', path: string, payload: Body) =>
-    t.app.inject({ method, url: `${API}${path}`, headers: EDITOR, payload });
+  const write = (method: 'POST' | 'PUT' | 'PATCH', path: string, payload: Body) => t.app.inject({ method, url: `${API}${path}`, headers: EDITOR, payload });
   const ok = async (response: LightMyRequestResponse, status = 200): Promise<Body> => {
     expect(response.statusCode, response.body).toBe(status);
     return json(response);
   };
   const createVenue = async (body: Body) => ok(await write('POST', '/venues', body), 201);
-  const updateVenue = async (id: unknown, body: Body, method: 'POST' | 'PUT' | 'PATCH' = 'PATCH') =>
-    ok(await write(method, `/venues/${id as number}`, body));
+  const updateVenue = async (id: unknown, body: Body, method: 'POST' | 'PUT' | 'PATCH' = 'PATCH') => ok(await write(method, `/venues/${id as number}`, body));
   const readVenue = async (id: unknown) => ok(await t.app.inject({ method: 'GET', url: `${API}/venues/${id as number}` }));
   const stored = async (id: unknown) => t.storage.venues.findById(id as number);
   const expectRefused = async (path: string, body: Body, params: string[], method: 'POST' | 'PATCH' = 'POST') => {
@@ -121,8 +119,16 @@ describe.each(engines)('$name engine: venue coordinates', (engine) => {
 
     it('moves a venue to new provided coordinates; other updates keep them', async () => {
       const created = await createVenue({ venue: 'Moving hall', geo_lat: 1, geo_lng: 2 });
-      expect(await updateVenue(created.id, { geo_lat: '48.8566', geo_lng: 2.3522 })).toMatchObject({ geo_lat: 48.8566, geo_lng: 2.3522, geo_source: 'provided' });
-      expect(await updateVenue(created.id, { phone: '+33 1 23 45 67 89', venue: 'Moved hall' })).toMatchObject({ geo_lat: 48.8566, geo_lng: 2.3522, geo_source: 'provided' });
+      expect(await updateVenue(created.id, { geo_lat: '48.8566', geo_lng: 2.3522 })).toMatchObject({
+        geo_lat: 48.8566,
+        geo_lng: 2.3522,
+        geo_source: 'provided',
+      });
+      expect(await updateVenue(created.id, { phone: '+33 1 23 45 67 89', venue: 'Moved hall' })).toMatchObject({
+        geo_lat: 48.8566,
+        geo_lng: 2.3522,
+        geo_source: 'provided',
+      });
     });
   });
 
@@ -221,7 +227,10 @@ describe.each(engines)('$name engine: venue coordinates', (engine) => {
 
   describe('new venues inside event writes', () => {
     it('stores geo_lat / geo_lng of a nested new venue', async () => {
-      const event = await createEventOk(t.app, { ...later(1), venue: { venue: 'Musikverein', city: 'Wien', country: 'Austria', geo_lat: '48.2005', geo_lng: 16.3727 } });
+      const event = await createEventOk(t.app, {
+        ...later(1),
+        venue: { venue: 'Musikverein', city: 'Wien', country: 'Austria', geo_lat: '48.2005', geo_lng: 16.3727 },
+      });
       const venue = event.venue as Body;
       expect(venue).toMatchObject({ venue: 'Musikverein', geo_lat: 48.2005, geo_lng: 16.3727, geo_source: 'provided' });
       expect((await stored(venue.id))?.location).toEqual({ type: 'Point', coordinates: [16.3727, 48.2005] });
@@ -240,7 +249,10 @@ describe.each(engines)('$name engine: venue coordinates', (engine) => {
     });
 
     it('refuses a nested venue with half a point or a bad coordinate, naming venue, and creates nothing', async () => {
-      for (const venue of [{ venue: 'Half', geo_lat: 10 }, { venue: 'Off the map', geo_lat: 10, geo_lng: 190 }]) {
+      for (const venue of [
+        { venue: 'Half', geo_lat: 10 },
+        { venue: 'Off the map', geo_lat: 10, geo_lng: 190 },
+      ]) {
         const before = await countAll(t.storage);
         const { response, body } = await createEvent(t.app, { ...later(1), venue });
         expect(response.statusCode, response.body).toBe(400);

@@ -52,19 +52,68 @@ const SAMPLE_06_REQUEST = {
 };
 /** Keys of sample 06-create-venue.json, in order (no province, excerpt or image: empty members are dropped). */
 const SAMPLE_06_KEYS = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'slug',
-  'address', 'city', 'country', 'state', 'zip', 'phone', 'website', 'stateprovince',
-  'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'venue',
+  'description',
+  'slug',
+  'address',
+  'city',
+  'country',
+  'state',
+  'zip',
+  'phone',
+  'website',
+  'stateprovince',
+  'show_map',
+  'show_map_link',
+  'global_id',
+  'global_id_lineage',
   // Our extension fields: ZIP 90210 is in the offline gazetteer, so coordinates are filled.
-  'geo_lat', 'geo_lng', 'geo_source',
+  'geo_lat',
+  'geo_lng',
+  'geo_source',
 ];
 /** Keys of sample 31-venue-by-id.json: a single read adds json_ld before the map flags. */
 const SAMPLE_31_KEYS = [...SAMPLE_06_KEYS.slice(0, 19), 'json_ld', ...SAMPLE_06_KEYS.slice(19)];
 /** Every key a venue can have, in the reference's order, then our extension fields. */
 const ALL_KEYS = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'excerpt', 'slug', 'image',
-  'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince', 'json_ld',
-  'show_map', 'show_map_link', 'global_id', 'global_id_lineage', 'geo_lat', 'geo_lng', 'geo_source',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'venue',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'address',
+  'city',
+  'country',
+  'province',
+  'state',
+  'zip',
+  'phone',
+  'website',
+  'stateprovince',
+  'json_ld',
+  'show_map',
+  'show_map_link',
+  'global_id',
+  'global_id_lineage',
+  'geo_lat',
+  'geo_lng',
+  'geo_source',
 ];
 const OPTIONAL_TEXT = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince', 'website', 'description'] as const;
 
@@ -112,8 +161,7 @@ describe.each(engines)('$name engine: venues', (engine) => {
     return body;
   }
 
-  const venuesNamed = async (name: string) =>
-    (await t.storage.venues.find({ filter: { nameKey: name.toLowerCase() }, sort: [['_id', 1]] }));
+  const venuesNamed = async (name: string) => await t.storage.venues.find({ filter: { nameKey: name.toLowerCase() }, sort: [['_id', 1]] });
 
   describe('POST /venues', () => {
     it('creates sample 06: 201, every field echoed in the reference shape and key order', async () => {
@@ -160,7 +208,13 @@ describe.each(engines)('$name engine: venues', (engine) => {
       expect(response.headers.location).toBeUndefined();
       // Stored as sent (description raw, not rendered).
       const stored = await t.storage.venues.findById(id);
-      expect(stored).toMatchObject({ name: 'Peer Hall mwpwdya6', nameKey: 'peer hall mwpwdya6', description: 'A venue created by the peer sample script', status: 'publish', authorId: 1 });
+      expect(stored).toMatchObject({
+        name: 'Peer Hall mwpwdya6',
+        nameKey: 'peer hall mwpwdya6',
+        description: 'A venue created by the peer sample script',
+        status: 'publish',
+        authorId: 1,
+      });
     });
 
     it('refuses anonymous callers with 401 and viewers with 403, storing nothing', async () => {
@@ -278,8 +332,20 @@ describe.each(engines)('$name engine: venues', (engine) => {
       });
       for (const key of [...OPTIONAL_TEXT, 'image', 'excerpt', 'json_ld', 'geo_lat', 'geo_lng']) expect(body).not.toHaveProperty(key);
       expect(Object.keys(body)).toEqual([
-        'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'slug',
-        'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+        'id',
+        'author',
+        'status',
+        'date',
+        'date_utc',
+        'modified',
+        'modified_utc',
+        'url',
+        'venue',
+        'slug',
+        'show_map',
+        'show_map_link',
+        'global_id',
+        'global_id_lineage',
       ]);
     });
 
@@ -365,11 +431,11 @@ describe.each(engines)('$name engine: venues', (engine) => {
     });
 
     it('names every bad parameter of one body at once', async () => {
-      const body = await expectRejected(
-        { venue: 'Many errors hall', website: 'foo', date: 'foo', image: 'nope' },
-        'rest_invalid_param',
-        ['date', 'website', 'image'],
-      );
+      const body = await expectRejected({ venue: 'Many errors hall', website: 'foo', date: 'foo', image: 'nope' }, 'rest_invalid_param', [
+        'date',
+        'website',
+        'image',
+      ]);
       expect(body.message).toBe('Invalid parameter(s): date, website, image');
     });
   });
@@ -477,7 +543,15 @@ describe.each(engines)('$name engine: venues', (engine) => {
     });
 
     it('de-duplicates whatever subset of the address fields is sent (VenueInsertionCest L260)', async () => {
-      const fields = { address: '10 Downing St', city: 'London', country: 'United Kingdom', province: 'Greater London', state: 'LDN', zip: 'SW1A 2AA', phone: '+44 20 7925 0918' };
+      const fields = {
+        address: '10 Downing St',
+        city: 'London',
+        country: 'United Kingdom',
+        province: 'Greater London',
+        state: 'LDN',
+        zip: 'SW1A 2AA',
+        phone: '+44 20 7925 0918',
+      };
       const first = await createOk({ venue: 'Subset hall', ...fields });
       for (const subset of [{ city: 'london' }, { zip: 'sw1a 2aa', phone: '+44 20 7925 0918' }, { address: '10 downing st', country: 'united kingdom' }]) {
         expect((await createOk({ venue: 'SUBSET HALL', ...subset })).id).toBe(first.id);

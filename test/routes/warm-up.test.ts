@@ -36,7 +36,10 @@ describe.each(engines)('warm-up ($name engine)', (engine: EngineUnderTest) => {
   const open = async (env: Record<string, string> = {}) => {
     const t = await openTestApp(recording, env);
     opened.push(t);
-    await createEventOk(t.app, upcoming({ title: 'Warm-up check', venue: { venue: 'Warm-up check hall', city: 'Lyon', country: 'France' }, categories: ['Music'] }));
+    await createEventOk(
+      t.app,
+      upcoming({ title: 'Warm-up check', venue: { venue: 'Warm-up check hall', city: 'Lyon', country: 'France' }, categories: ['Music'] }),
+    );
     await insertCategory(t.storage);
     return t;
   };

@@ -104,7 +104,8 @@ describe.each(engines.map((engine) => [engine.name, engine] as const))('%s engin
 
       // Linked records by slug (records created on the way get different ids in the two stores).
       const described = async (target: Storage, result: EventDoc | ApiError) => {
-        if (result instanceof ApiError) return { status: result.statusCode, code: result.code, params: Object.keys((result as { params?: object }).params ?? {}) };
+        if (result instanceof ApiError)
+          return { status: result.statusCode, code: result.code, params: Object.keys((result as { params?: object }).params ?? {}) };
         const slugs = async (collection: 'venues' | 'organizers' | 'categories' | 'tags' | 'events', ids: number[]) =>
           Promise.all(ids.map(async (id) => (await target[collection].findById(id))?.slug ?? `missing ${id}`));
         const { _id, venueId, organizerIds, categoryIds, tagIds, postParent, ...fields } = result;

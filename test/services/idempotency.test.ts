@@ -152,7 +152,14 @@ describe('idempotency service on the embedded engine', () => {
   });
 
   it('finds expired records through the TTL index, oldest first, without a collection scan', async () => {
-    const plan = await storage.idempotency.explain({ filter: { createdAt: { $lte: new Date(clock) } }, sort: [['createdAt', 1], ['_id', 1]], limit: 500 });
+    const plan = await storage.idempotency.explain({
+      filter: { createdAt: { $lte: new Date(clock) } },
+      sort: [
+        ['createdAt', 1],
+        ['_id', 1],
+      ],
+      limit: 500,
+    });
     expect(plan).toEqual({ indexes: ['idempotency_created_ttl'], collectionScan: false, sort: 'index' });
   });
 

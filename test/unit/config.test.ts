@@ -215,11 +215,7 @@ describe('loadConfig', () => {
 
   it('never repeats a token in its error messages', () => {
     const secret = 'this-is-a-secret-token-of-sufficient-length';
-    for (const env of [
-      { API_TOKENS: `admin:${secret}` },
-      { API_TOKENS: `editor:${secret}:abc` },
-      { API_TOKENS: `editor:${secret},viewer:${secret}` },
-    ]) {
+    for (const env of [{ API_TOKENS: `admin:${secret}` }, { API_TOKENS: `editor:${secret}:abc` }, { API_TOKENS: `editor:${secret},viewer:${secret}` }]) {
       expect(configError(env).message).not.toContain(secret);
     }
     expect(configError({ API_TOKENS: 'editor:shortsecret' }).message).not.toContain('shortsecret');

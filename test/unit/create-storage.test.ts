@@ -90,9 +90,9 @@ describe('createStorage', () => {
 
   it('STORAGE=memory-server without a local mongod fails with a clear message', async () => {
     const log = recordingLog();
-    await expect(
-      createStorage(loadConfig({ STORAGE: 'memory-server' }), log, { findMongod: noMongod }),
-    ).rejects.toThrow(/STORAGE is memory-server but mongodb-memory-server has no local mongod \(no mongod binary\).*MONGOMS_SYSTEM_BINARY/);
+    await expect(createStorage(loadConfig({ STORAGE: 'memory-server' }), log, { findMongod: noMongod })).rejects.toThrow(
+      /STORAGE is memory-server but mongodb-memory-server has no local mongod \(no mongod binary\).*MONGOMS_SYSTEM_BINARY/,
+    );
     expect(log.lines).toEqual([]);
   });
 
@@ -133,7 +133,14 @@ describe('createStorage', () => {
           storage.ping(),
           storage.ensureIndexes(),
           storage.events.findById(1),
-          storage.venues.findPage({ filter: { status: 'publish' }, sort: [['name', 1], ['_id', 1]], limit: 10 }),
+          storage.venues.findPage({
+            filter: { status: 'publish' },
+            sort: [
+              ['name', 1],
+              ['_id', 1],
+            ],
+            limit: 10,
+          }),
           storage.nextId('posts'),
           storage.tags.insertOne({ _id: 1, name: 'a', nameKey: 'a', slug: 'a', description: '', parent: 0 }),
         ].map((attempt: Promise<unknown>) =>

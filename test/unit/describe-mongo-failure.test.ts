@@ -42,7 +42,14 @@ const URI = 'mongodb://calendar:s3cret@127.0.0.1:27017/calendar?authSource=admin
 
 describe('describeMongoFailure', () => {
   it('connection refused: the server tried and ECONNREFUSED', () => {
-    const refused = networkError({ message: 'connect ECONNREFUSED 127.0.0.1:27017', code: 'ECONNREFUSED', errno: -111, syscall: 'connect', address: '127.0.0.1', port: 27017 });
+    const refused = networkError({
+      message: 'connect ECONNREFUSED 127.0.0.1:27017',
+      code: 'ECONNREFUSED',
+      errno: -111,
+      syscall: 'connect',
+      address: '127.0.0.1',
+      port: 27017,
+    });
     const error = translated(selectionFailure({ '127.0.0.1:27017': refused }));
     expect(describeMongoFailure(error, URI)).toBe('cannot reach MongoDB at 127.0.0.1:27017: connection refused (ECONNREFUSED)');
   });
@@ -68,12 +75,22 @@ describe('describeMongoFailure', () => {
   });
 
   it('DNS: a host that does not resolve, and an SRV record that does not exist', () => {
-    const notFound = networkError({ message: 'getaddrinfo ENOTFOUND db.example.net', code: 'ENOTFOUND', errno: -3008, syscall: 'getaddrinfo', hostname: 'db.example.net' });
+    const notFound = networkError({
+      message: 'getaddrinfo ENOTFOUND db.example.net',
+      code: 'ENOTFOUND',
+      errno: -3008,
+      syscall: 'getaddrinfo',
+      hostname: 'db.example.net',
+    });
     expect(describeMongoFailure(translated(selectionFailure({ 'db.example.net:27017': notFound })), 'mongodb://db.example.net/calendar')).toBe(
       'cannot reach MongoDB at db.example.net:27017: host not found (DNS ENOTFOUND for db.example.net)',
     );
     // MongoClient.connect resolves the SRV record with dns.promises before any topology exists.
-    const srv = Object.assign(new Error('querySrv ENOTFOUND _mongodb._tcp.cluster0.example.net'), { code: 'ENOTFOUND', syscall: 'querySrv', hostname: '_mongodb._tcp.cluster0.example.net' });
+    const srv = Object.assign(new Error('querySrv ENOTFOUND _mongodb._tcp.cluster0.example.net'), {
+      code: 'ENOTFOUND',
+      syscall: 'querySrv',
+      hostname: '_mongodb._tcp.cluster0.example.net',
+    });
     expect(describeMongoFailure(translated(srv), 'mongodb+srv://calendar:s3cret@cluster0.example.net/calendar')).toBe(
       'cannot reach MongoDB at cluster0.example.net (SRV): DNS SRV lookup failed (ENOTFOUND for _mongodb._tcp.cluster0.example.net)',
     );
@@ -112,7 +129,9 @@ describe('describeMongoFailure', () => {
   });
 
   it('a topology closed under an operation: the host from the URI, no stack', () => {
-    expect(describeMongoFailure(translated(new MongoTopologyClosedError()), URI)).toBe('MongoDB at 127.0.0.1:27017 failed: MongoTopologyClosedError: Topology is closed');
+    expect(describeMongoFailure(translated(new MongoTopologyClosedError()), URI)).toBe(
+      'MongoDB at 127.0.0.1:27017 failed: MongoTopologyClosedError: Topology is closed',
+    );
   });
 
   it('never prints the password nor the user, whatever the error quotes', () => {
@@ -150,4 +169,3 @@ function catchError(run: () => unknown): Error {
   }
   throw new Error('expected an error');
 }
-

@@ -58,18 +58,57 @@ describe('embedded engine: index entries deferred until a read', () => {
     await writeAll(reference, () => reference.events.count({ status: 'publish' }));
 
     const cases: Array<[Filter, Sort]> = [
-      [{}, [['startUtc', 1], ['_id', 1]]],
-      [{ status: 'publish' }, [['startUtc', -1], ['_id', -1]]],
-      [{ organizerIds: 201 }, [['startUtc', 1], ['_id', 1]]],
-      [{ organizerIds: { $in: [200, 203] } }, [['startUtc', 1], ['_id', 1]]],
-      [{ venueId: 103, startUtc: { $lt: new Date(BASE + 60 * DAY) } }, [['startUtc', 1], ['_id', 1]]],
+      [
+        {},
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+      ],
+      [
+        { status: 'publish' },
+        [
+          ['startUtc', -1],
+          ['_id', -1],
+        ],
+      ],
+      [
+        { organizerIds: 201 },
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+      ],
+      [
+        { organizerIds: { $in: [200, 203] } },
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+      ],
+      [
+        { venueId: 103, startUtc: { $lt: new Date(BASE + 60 * DAY) } },
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+      ],
       [{ $text: { $search: 'lantern' } }, [['_id', 1]]],
-      [{ $text: { $search: 'harbour jazz' }, status: 'publish' }, [['startUtc', 1], ['_id', 1]]],
+      [
+        { $text: { $search: 'harbour jazz' }, status: 'publish' },
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+      ],
     ];
     for (const [filter, sort] of cases) {
       const a = await deferred.events.findPage({ filter, sort, limit: 200 });
       const b = await reference.events.findPage({ filter, sort, limit: 200 });
-      expect(a.items.map((d) => d._id), JSON.stringify(filter)).toEqual(b.items.map((d) => d._id));
+      expect(
+        a.items.map((d) => d._id),
+        JSON.stringify(filter),
+      ).toEqual(b.items.map((d) => d._id));
       expect(a.total, JSON.stringify(filter)).toBe(b.total);
       // Every document once: an entry added twice would list it twice.
       expect(new Set(a.items.map((d) => d._id)).size).toBe(a.items.length);
@@ -86,10 +125,24 @@ describe('embedded engine: index entries deferred until a read', () => {
     const storage = createEmbeddedStorage({ indexes, reason: 'test' });
     await storage.ensureIndexes();
     await storage.events.insertMany(Array.from({ length: 50 }, (_, i) => event(i)));
-    const plan = await storage.events.explain({ filter: { status: 'publish' }, sort: [['startUtc', 1], ['_id', 1]], limit: 10 });
+    const plan = await storage.events.explain({
+      filter: { status: 'publish' },
+      sort: [
+        ['startUtc', 1],
+        ['_id', 1],
+      ],
+      limit: 10,
+    });
     expect(plan.indexes).toContain('events_status_start');
     expect(plan.collectionScan).toBe(false);
-    const page = await storage.events.findPage({ filter: { status: 'publish' }, sort: [['startUtc', 1], ['_id', 1]], limit: 10 });
+    const page = await storage.events.findPage({
+      filter: { status: 'publish' },
+      sort: [
+        ['startUtc', 1],
+        ['_id', 1],
+      ],
+      limit: 10,
+    });
     expect(page.total).toBe(40);
     expect(page.items.map((d) => d.startUtc.getTime())).toEqual([...page.items.map((d) => d.startUtc.getTime())].sort((x, y) => x - y));
   });

@@ -44,11 +44,41 @@ describe('embedded engine: indexes built over existing documents', () => {
     }
     await before.ensureIndexes();
     const cases: Array<[Filter, Sort]> = [
-      [{}, [['startUtc', 1], ['_id', 1]]],
-      [{ status: 'publish' }, [['startUtc', -1], ['_id', -1]]],
-      [{ categoryIds: { $in: [2, 5] } }, [['startUtc', 1], ['_id', 1]]],
-      [{ endUtc: { $lte: new Date(BASE + 100 * DAY) } }, [['endUtc', -1], ['_id', -1]]],
-      [{ venueId: { $in: [101, 105] }, startUtc: { $gte: new Date(BASE + 50 * DAY) } }, [['startUtc', 1], ['_id', 1]]],
+      [
+        {},
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+      ],
+      [
+        { status: 'publish' },
+        [
+          ['startUtc', -1],
+          ['_id', -1],
+        ],
+      ],
+      [
+        { categoryIds: { $in: [2, 5] } },
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+      ],
+      [
+        { endUtc: { $lte: new Date(BASE + 100 * DAY) } },
+        [
+          ['endUtc', -1],
+          ['_id', -1],
+        ],
+      ],
+      [
+        { venueId: { $in: [101, 105] }, startUtc: { $gte: new Date(BASE + 50 * DAY) } },
+        [
+          ['startUtc', 1],
+          ['_id', 1],
+        ],
+      ],
     ];
     for (const [filter, sort] of cases) {
       for (const skip of [0, 37, 600]) {
@@ -58,8 +88,6 @@ describe('embedded engine: indexes built over existing documents', () => {
         expect(a.items.map((d) => d._id)).toEqual(b.items.map((d) => d._id));
       }
     }
-    expect(await before.events.countValues('categoryIds', { status: 'publish' })).toEqual(
-      await after.events.countValues('categoryIds', { status: 'publish' }),
-    );
+    expect(await before.events.countValues('categoryIds', { status: 'publish' })).toEqual(await after.events.countValues('categoryIds', { status: 'publish' }));
   });
 });

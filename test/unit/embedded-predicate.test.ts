@@ -14,8 +14,32 @@ import { type Filter, type Scalar } from '../../src/storage/port.js';
 const D1 = new Date('2026-01-01T00:00:00Z');
 const D2 = new Date('2026-06-01T00:00:00Z');
 const VALUES: unknown[] = [
-  undefined, null, 0, -0, 1, 2.5, -3, Number.NaN, '', 'a', 'b', 'B', true, false, D1, D2,
-  [], [1], [1, 2], [null], ['a', 'b'], [D1], [[1]], [1, 'a', D2], { x: 1 }, [{ x: 1 }],
+  undefined,
+  null,
+  0,
+  -0,
+  1,
+  2.5,
+  -3,
+  Number.NaN,
+  '',
+  'a',
+  'b',
+  'B',
+  true,
+  false,
+  D1,
+  D2,
+  [],
+  [1],
+  [1, 2],
+  [null],
+  ['a', 'b'],
+  [D1],
+  [[1]],
+  [1, 'a', D2],
+  { x: 1 },
+  [{ x: 1 }],
 ];
 const OPERANDS: Scalar[] = [null, 0, 1, 2, -3, Number.NaN, 'a', 'b', '', true, false, D1, D2];
 

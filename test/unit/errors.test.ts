@@ -45,13 +45,19 @@ describe('English messages', () => {
       new ConflictError('rest_slug_conflict', { key: 'errorMessage.rest_slug_conflict.eventId', values: { slug: 'party', id: 12 } }),
       'The slug "party" is already used by event 12.',
     ],
-    [new ConflictError('duplicate_term_slug', { key: 'errorMessage.duplicate_term_slug', values: { slug: 'jazz' } }), 'The slug “jazz” is already in use by another term.'],
+    [
+      new ConflictError('duplicate_term_slug', { key: 'errorMessage.duplicate_term_slug', values: { slug: 'jazz' } }),
+      'The slug “jazz” is already in use by another term.',
+    ],
     [new StorageUnavailableError(), 'The storage is unavailable, please retry later.'],
     [
       new StorageUnavailableError({ key: 'errorMessage.storage-unavailable.notWritable', values: { detail: 'ENOSPC: no space left on device' } }),
       'The data directory cannot be written (ENOSPC: no space left on device); restart the service to recover.',
     ],
-    [new StorageWriteUnconfirmedError(), 'The write may have been applied but the storage could not confirm it; retrying with the same Idempotency-Key header is safe.'],
+    [
+      new StorageWriteUnconfirmedError(),
+      'The write may have been applied but the storage could not confirm it; retrying with the same Idempotency-Key header is safe.',
+    ],
     [
       new IdempotencyKeyMismatchError(),
       'This Idempotency-Key was already used for a different request (method, path or body) within the last 24 hours; send a new key for a new request.',
@@ -69,7 +75,12 @@ describe('English messages', () => {
     ['FST_ERR_CTP_INVALID_JSON_BODY', 400, 'rest_invalid_json', 'Invalid JSON body passed.'],
     ['FST_ERR_CTP_EMPTY_JSON_BODY', 400, 'rest_invalid_json', 'Invalid JSON body passed: the body is empty.'],
     ['FST_ERR_CTP_BODY_TOO_LARGE', 413, 'rest_request_too_large', 'The request body is too large.'],
-    ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 415, 'rest_unsupported_media_type', 'Unsupported content type: send application/json or application/x-www-form-urlencoded.'],
+    [
+      'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+      415,
+      'rest_unsupported_media_type',
+      'Unsupported content type: send application/json or application/x-www-form-urlencoded.',
+    ],
     ['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'rest_invalid_request', 'The Content-Length header does not match the body.'],
     ['FST_ERR_CTP_INVALID_TYPE', 400, 'rest_invalid_request', 'The Content-Type header is invalid.'],
   ])("Fastify's %s", (fastifyCode, status, code, message) => {
@@ -79,7 +90,11 @@ describe('English messages', () => {
   it("quotes Fastify's own text for other refusals, and says nothing of internal errors", () => {
     const badUrl = Object.assign(new Error("'/%E0%A4%A' is not a valid url component"), { code: 'FST_ERR_BAD_URL', statusCode: 400 });
     expect(toErrorResponse(badUrl).body).toEqual({ code: 'rest_bad_request', message: "'/%E0%A4%A' is not a valid url component", data: { status: 400 } });
-    expect(toErrorResponse(new Error('secret detail')).body).toEqual({ code: 'rest_internal_error', message: 'An internal error occurred. It has been logged.', data: { status: 500 } });
+    expect(toErrorResponse(new Error('secret detail')).body).toEqual({
+      code: 'rest_internal_error',
+      message: 'An internal error occurred. It has been logged.',
+      data: { status: 500 },
+    });
   });
 });
 
@@ -97,7 +112,11 @@ describe('messages in other languages', () => {
 
   it.each([
     [new NotFoundError('event', 5), 'Es gibt keine Veranstaltung mit der ID 5.', "Il n'existe aucun événement avec l'ID 5."],
-    [new NotFoundError('venue', 'main-hall', 'slug'), 'Es gibt keinen Veranstaltungsort mit dem Slug „main-hall“.', "Il n'existe aucun lieu avec le slug « main-hall »."],
+    [
+      new NotFoundError('venue', 'main-hall', 'slug'),
+      'Es gibt keinen Veranstaltungsort mit dem Slug „main-hall“.',
+      "Il n'existe aucun lieu avec le slug « main-hall ».",
+    ],
     [new ForbiddenError(true), 'Sie sind leider nicht berechtigt, das zu tun.', "Désolé, vous n'êtes pas autorisé à faire cela."],
     [new GoneError('event'), 'Die Veranstaltung ist bereits im Papierkorb', "L'événement est déjà dans la corbeille"],
     [fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413), 'Der Anfragetext ist zu groß.', 'Le corps de la requête est trop volumineux.'],

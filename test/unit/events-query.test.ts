@@ -101,11 +101,23 @@ describe('isStrict (strict_dates)', () => {
 describe('dateBounds: inclusive mode (the default) rounds to whole site-time-zone days', () => {
   it.each<[string, Partial<Record<DateParam, string | number>>, Partial<Record<DateParam, string>>]>([
     ['no date parameters: the default window', {}, { start_date: DEFAULT_START, end_date: DEFAULT_END }],
-    ['start_date → 00:00:00 of its day (default end kept)', { start_date: '2018-01-01 15:00:00' }, { start_date: '2018-01-01T00:00:00.000Z', end_date: DEFAULT_END }],
+    [
+      'start_date → 00:00:00 of its day (default end kept)',
+      { start_date: '2018-01-01 15:00:00' },
+      { start_date: '2018-01-01T00:00:00.000Z', end_date: DEFAULT_END },
+    ],
     ['start_date already at midnight', { start_date: '2018-01-01' }, { start_date: '2018-01-01T00:00:00.000Z', end_date: DEFAULT_END }],
     ['start_date one second before midnight', { start_date: '2018-01-01 23:59:59' }, { start_date: '2018-01-01T00:00:00.000Z', end_date: DEFAULT_END }],
-    ['end_date → 23:59:59 of its day (default start kept)', { end_date: '2030-01-01 15:00:00' }, { start_date: DEFAULT_START, end_date: '2030-01-01T23:59:59.000Z' }],
-    ['end_date at midnight → the end of that same day', { end_date: '2030-01-01 00:00:00' }, { start_date: DEFAULT_START, end_date: '2030-01-01T23:59:59.000Z' }],
+    [
+      'end_date → 23:59:59 of its day (default start kept)',
+      { end_date: '2030-01-01 15:00:00' },
+      { start_date: DEFAULT_START, end_date: '2030-01-01T23:59:59.000Z' },
+    ],
+    [
+      'end_date at midnight → the end of that same day',
+      { end_date: '2030-01-01 00:00:00' },
+      { start_date: DEFAULT_START, end_date: '2030-01-01T23:59:59.000Z' },
+    ],
     [
       'start_date and end_date',
       { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' },
@@ -174,7 +186,11 @@ describe('dateBounds: strict mode keeps the instants', () => {
       { start_date: '2018-01-01T15:00:00.000Z', end_date: '2018-01-01T18:00:00.000Z' },
     ],
     ['start_date only: the default end stays', { start_date: '2018-01-01 15:00:00' }, { start_date: '2018-01-01T15:00:00.000Z', end_date: DEFAULT_END }],
-    ['end_date only: the default start stays 00:00 yesterday', { end_date: '2030-01-01 15:00:00' }, { start_date: DEFAULT_START, end_date: '2030-01-01T15:00:00.000Z' }],
+    [
+      'end_date only: the default start stays 00:00 yesterday',
+      { end_date: '2030-01-01 15:00:00' },
+      { start_date: DEFAULT_START, end_date: '2030-01-01T15:00:00.000Z' },
+    ],
     ['no date parameters: the default window', {}, { start_date: DEFAULT_START, end_date: DEFAULT_END }],
     ['starts_before', { starts_before: '2018-01-02 08:00' }, { starts_before: '2018-01-02T08:00:00.000Z' }],
     ['starts_after', { starts_after: '2018-01-02 08:00' }, { starts_after: '2018-01-02T08:00:00.000Z' }],
@@ -378,7 +394,17 @@ describe('include ignores every date filter', () => {
     ['no date parameter: no default window', {}],
     ['explicit start_date and end_date', { start_date: '2030-01-01', end_date: '2030-01-02' }],
     ['relative parameters', { starts_after: '2030-01-01', ends_before: '2031-01-01' }],
-    ['all of them', { start_date: '2030-01-01', end_date: '2030-01-02', starts_before: '2030-01-01', starts_after: '2030-01-01', ends_before: '2030-01-01', ends_after: '2030-01-01' }],
+    [
+      'all of them',
+      {
+        start_date: '2030-01-01',
+        end_date: '2030-01-02',
+        starts_before: '2030-01-01',
+        starts_after: '2030-01-01',
+        ends_before: '2030-01-01',
+        ends_after: '2030-01-01',
+      },
+    ],
   ])('%s', (_label, dates) => {
     const result = compile({ include: [7, 3], dates, strictDates: 'true' });
     expect(dateBounds(input({ include: [7, 3], dates }), CTX).bounds).toEqual({});
@@ -390,11 +416,7 @@ describe('include ignores every date filter', () => {
 
 describe('compileEventList: date clauses', () => {
   it.each<[string, Partial<EventListInput>, Filter[]]>([
-    [
-      'the default window',
-      {},
-      [{ startUtc: { $gte: at(DEFAULT_START) } }, { endUtc: { $lte: at(DEFAULT_END) } }],
-    ],
+    ['the default window', {}, [{ startUtc: { $gte: at(DEFAULT_START) } }, { endUtc: { $lte: at(DEFAULT_END) } }]],
     [
       'start ≥ and end ≤ for start_date / end_date',
       { dates: { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' } },
@@ -416,14 +438,26 @@ describe('compileEventList: date clauses', () => {
 
   it.each<[string, Partial<EventListInput>, Partial<Record<DateParam, string>>]>([
     ['the default window', {}, { start_date: '2026-06-14 00:00:00', end_date: '2028-06-15 23:59:59' }],
-    ['rounded dates', { dates: { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' } }, { start_date: '2018-01-01 00:00:00', end_date: '2018-01-01 23:59:59' }],
+    [
+      'rounded dates',
+      { dates: { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' } },
+      { start_date: '2018-01-01 00:00:00', end_date: '2018-01-01 23:59:59' },
+    ],
     [
       'strict dates as given',
       { dates: { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' }, strictDates: 'true' },
       { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' },
     ],
-    ['a timestamp re-formatted', { dates: { start_date: 1514822400 }, strictDates: 'on' }, { start_date: '2018-01-01 16:00:00', end_date: '2028-06-15 23:59:59' }],
-    ['only relative dates: no start_date / end_date', { dates: { ends_after: '2017-12-31', starts_before: '2018-01-02' } }, { starts_before: '2018-01-02 23:59:59', ends_after: '2017-12-31 23:59:59' }],
+    [
+      'a timestamp re-formatted',
+      { dates: { start_date: 1514822400 }, strictDates: 'on' },
+      { start_date: '2018-01-01 16:00:00', end_date: '2028-06-15 23:59:59' },
+    ],
+    [
+      'only relative dates: no start_date / end_date',
+      { dates: { ends_after: '2017-12-31', starts_before: '2018-01-02' } },
+      { starts_before: '2018-01-02 23:59:59', ends_after: '2017-12-31 23:59:59' },
+    ],
   ])('effective dates: %s', (_label, overrides, expected) => {
     expect(compile(overrides).effectiveDates).toEqual(expected);
   });
@@ -463,7 +497,11 @@ function matchingExamples(result: CompiledEventList): string[] {
 
 describe('the reference examples', () => {
   it.each<[string, Partial<EventListInput>, string[]]>([
-    ['inclusive start_date=2018-01-01 15:00:00&end_date=2018-01-01 18:00:00 → both Jan 1 events', { dates: { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' } }, ['jan1-16', 'jan1-20']],
+    [
+      'inclusive start_date=2018-01-01 15:00:00&end_date=2018-01-01 18:00:00 → both Jan 1 events',
+      { dates: { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' } },
+      ['jan1-16', 'jan1-20'],
+    ],
     [
       'the same with strict_dates=true → only the 16:00 event',
       { dates: { start_date: '2018-01-01 15:00:00', end_date: '2018-01-01 18:00:00' }, strictDates: 'true' },
@@ -591,16 +629,8 @@ describe('statusFilter (statuses as readers see them at now)', () => {
     ['publish and future: both stored statuses', ['publish', 'future'], { status: { $in: ['publish', 'future'] } }],
     ['draft', ['draft'], { status: { $in: ['draft'] } }],
     ['draft and pending', ['draft', 'pending'], { status: { $in: ['draft', 'pending'] } }],
-    [
-      'publish and draft',
-      ['publish', 'draft'],
-      { status: { $in: ['publish', 'future', 'draft'] }, $nor: [{ status: 'future', dateUtc: { $gt: NOW } }] },
-    ],
-    [
-      'every status but trash',
-      ['publish', 'future', 'draft', 'pending', 'private'],
-      { status: { $in: ['publish', 'future', 'draft', 'pending', 'private'] } },
-    ],
+    ['publish and draft', ['publish', 'draft'], { status: { $in: ['publish', 'future', 'draft'] }, $nor: [{ status: 'future', dateUtc: { $gt: NOW } }] }],
+    ['every status but trash', ['publish', 'future', 'draft', 'pending', 'private'], { status: { $in: ['publish', 'future', 'draft', 'pending', 'private'] } }],
   ])('%s', (_label, statuses, expected) => {
     expect(statusFilter(statuses, NOW)).toEqual(expected);
   });
@@ -608,16 +638,96 @@ describe('statusFilter (statuses as readers see them at now)', () => {
 
 describe('compileEventList: sort (orderby / order)', () => {
   it.each<[string, EventOrderBy | undefined, 1 | -1 | undefined, Sort]>([
-    ['default: start then id, ascending', undefined, undefined, [['startUtc', 1], ['_id', 1]]],
-    ['start_date asc', 'start_date', 1, [['startUtc', 1], ['_id', 1]]],
-    ['start_date desc', 'start_date', -1, [['startUtc', -1], ['_id', -1]]],
-    ['order desc without orderby', undefined, -1, [['startUtc', -1], ['_id', -1]]],
-    ['end_date', 'end_date', undefined, [['endUtc', 1], ['_id', 1]]],
-    ['end_date desc', 'end_date', -1, [['endUtc', -1], ['_id', -1]]],
-    ['date (publication)', 'date', 1, [['dateUtc', 1], ['_id', 1]]],
-    ['date desc', 'date', -1, [['dateUtc', -1], ['_id', -1]]],
-    ['modified', 'modified', 1, [['modifiedUtc', 1], ['_id', 1]]],
-    ['modified desc', 'modified', -1, [['modifiedUtc', -1], ['_id', -1]]],
+    [
+      'default: start then id, ascending',
+      undefined,
+      undefined,
+      [
+        ['startUtc', 1],
+        ['_id', 1],
+      ],
+    ],
+    [
+      'start_date asc',
+      'start_date',
+      1,
+      [
+        ['startUtc', 1],
+        ['_id', 1],
+      ],
+    ],
+    [
+      'start_date desc',
+      'start_date',
+      -1,
+      [
+        ['startUtc', -1],
+        ['_id', -1],
+      ],
+    ],
+    [
+      'order desc without orderby',
+      undefined,
+      -1,
+      [
+        ['startUtc', -1],
+        ['_id', -1],
+      ],
+    ],
+    [
+      'end_date',
+      'end_date',
+      undefined,
+      [
+        ['endUtc', 1],
+        ['_id', 1],
+      ],
+    ],
+    [
+      'end_date desc',
+      'end_date',
+      -1,
+      [
+        ['endUtc', -1],
+        ['_id', -1],
+      ],
+    ],
+    [
+      'date (publication)',
+      'date',
+      1,
+      [
+        ['dateUtc', 1],
+        ['_id', 1],
+      ],
+    ],
+    [
+      'date desc',
+      'date',
+      -1,
+      [
+        ['dateUtc', -1],
+        ['_id', -1],
+      ],
+    ],
+    [
+      'modified',
+      'modified',
+      1,
+      [
+        ['modifiedUtc', 1],
+        ['_id', 1],
+      ],
+    ],
+    [
+      'modified desc',
+      'modified',
+      -1,
+      [
+        ['modifiedUtc', -1],
+        ['_id', -1],
+      ],
+    ],
     ['id', 'id', undefined, [['_id', 1]]],
     ['id desc', 'id', -1, [['_id', -1]]],
   ])('%s', (_label, orderBy, order, expected) => {
@@ -628,7 +738,10 @@ describe('compileEventList: sort (orderby / order)', () => {
   });
 
   it('include keeps the requested order', () => {
-    expect(compile({ include: [1, 2] }).query.sort).toEqual([['startUtc', 1], ['_id', 1]]);
+    expect(compile({ include: [1, 2] }).query.sort).toEqual([
+      ['startUtc', 1],
+      ['_id', 1],
+    ]);
   });
 });
 

@@ -124,20 +124,49 @@ describe('geocode: tie rule and region rule', () => {
 
   /** A city in each region of the hand-written region tables (their GeoNames codes are numeric). */
   const REGION_CITY: Record<string, string> = {
-    'CA|01': 'Edmonton', 'CA|02': 'Vancouver', 'CA|03': 'Winnipeg', 'CA|04': 'Moncton', 'CA|05': "St. John's",
-    'CA|07': 'Halifax', 'CA|08': 'Toronto', 'CA|09': 'Charlottetown', 'CA|10': 'Montréal', 'CA|11': 'Regina',
-    'CA|12': 'Whitehorse', 'CA|13': 'Yellowknife', 'CA|14': 'Iqaluit',
-    'AU|01': 'Canberra', 'AU|02': 'Sydney', 'AU|03': 'Darwin', 'AU|04': 'Brisbane', 'AU|05': 'Adelaide',
-    'AU|06': 'Hobart', 'AU|07': 'Melbourne', 'AU|08': 'Perth',
-    'DE|01': 'Stuttgart', 'DE|02': 'Munich', 'DE|03': 'Bremen', 'DE|04': 'Hamburg', 'DE|05': 'Wiesbaden',
-    'DE|06': 'Hannover', 'DE|07': 'Düsseldorf', 'DE|08': 'Mainz', 'DE|09': 'Saarbrücken', 'DE|10': 'Kiel',
-    'DE|11': 'Potsdam', 'DE|12': 'Schwerin', 'DE|13': 'Dresden', 'DE|14': 'Magdeburg', 'DE|15': 'Erfurt',
+    'CA|01': 'Edmonton',
+    'CA|02': 'Vancouver',
+    'CA|03': 'Winnipeg',
+    'CA|04': 'Moncton',
+    'CA|05': "St. John's",
+    'CA|07': 'Halifax',
+    'CA|08': 'Toronto',
+    'CA|09': 'Charlottetown',
+    'CA|10': 'Montréal',
+    'CA|11': 'Regina',
+    'CA|12': 'Whitehorse',
+    'CA|13': 'Yellowknife',
+    'CA|14': 'Iqaluit',
+    'AU|01': 'Canberra',
+    'AU|02': 'Sydney',
+    'AU|03': 'Darwin',
+    'AU|04': 'Brisbane',
+    'AU|05': 'Adelaide',
+    'AU|06': 'Hobart',
+    'AU|07': 'Melbourne',
+    'AU|08': 'Perth',
+    'DE|01': 'Stuttgart',
+    'DE|02': 'Munich',
+    'DE|03': 'Bremen',
+    'DE|04': 'Hamburg',
+    'DE|05': 'Wiesbaden',
+    'DE|06': 'Hannover',
+    'DE|07': 'Düsseldorf',
+    'DE|08': 'Mainz',
+    'DE|09': 'Saarbrücken',
+    'DE|10': 'Kiel',
+    'DE|11': 'Potsdam',
+    'DE|12': 'Schwerin',
+    'DE|13': 'Dresden',
+    'DE|14': 'Magdeburg',
+    'DE|15': 'Erfurt',
     'DE|16': 'Berlin',
-    'GB|ENG': 'London', 'GB|SCT': 'Edinburgh', 'GB|WLS': 'Cardiff', 'GB|NIR': 'Belfast',
+    'GB|ENG': 'London',
+    'GB|SCT': 'Edinburgh',
+    'GB|WLS': 'Cardiff',
+    'GB|NIR': 'Belfast',
   };
-  const regionCases = regionTables
-    .filter(([cc]) => cc !== 'US')
-    .flatMap(([cc, code, names]) => names.map((name) => [cc, code, name] as const));
+  const regionCases = regionTables.filter(([cc]) => cc !== 'US').flatMap(([cc, code, names]) => names.map((name) => [cc, code, name] as const));
 
   it.each(regionCases)('region %s %s (%s) finds its city', (cc, code, name) => {
     const city = REGION_CITY[`${cc}|${code}`];
@@ -188,7 +217,14 @@ describe('geocode: null when unsure or unknown', () => {
       { zip: Number.NaN },
       { city: 'Berlin', country: null },
       Object.create(null),
-      new Proxy({}, { get: () => { throw new Error('boom'); } }),
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('boom');
+          },
+        },
+      ),
     ];
     for (const value of odd) {
       expect(() => geocode(value as GazetteerQuery)).not.toThrow();

@@ -16,7 +16,14 @@ const between = (low: number, high: number) => low + next() * (high - low);
 const anywhere = (): LngLat => [between(-180, 180), (Math.asin(between(-1, 1)) * 180) / Math.PI];
 const polar = (): LngLat => [between(-180, 180), (next() < 0.5 ? -1 : 1) * between(89, 90)];
 const antimeridian = (): LngLat => [(next() < 0.5 ? -1 : 1) * between(179, 180), between(-60, 60)];
-const edges: LngLat[] = [[180, 0], [-180, 0], [0, 90], [0, -90], [180, 45], [-180, -45]];
+const edges: LngLat[] = [
+  [180, 0],
+  [-180, 0],
+  [0, 90],
+  [0, -90],
+  [180, 45],
+  [-180, -45],
+];
 const somewhere = (): LngLat => {
   const roll = next();
   return roll < 0.6 ? anywhere() : roll < 0.8 ? polar() : antimeridian();

@@ -5,17 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { angleBetween, centralAngle, latitudeCosine } from '../../src/lib/geo.js';
-import {
-  DEFAULT_RADIUS,
-  EARTH_RADIUS_KM,
-  fromKm,
-  KM_PER_MILE,
-  MAX_RADIUS,
-  reportDistance,
-  toKm,
-  toRadians,
-  withinRadius,
-} from '../../src/query/geo.js';
+import { DEFAULT_RADIUS, EARTH_RADIUS_KM, fromKm, KM_PER_MILE, MAX_RADIUS, reportDistance, toKm, toRadians, withinRadius } from '../../src/query/geo.js';
 import { random } from '../helpers/random.js';
 import { angleViaVectors } from '../helpers/sphere.js';
 

@@ -9,7 +9,18 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { messageKeysOf, untranslatedDescriptions } from '../../src/docs/schema-text.js';
 import { ERROR_CODES } from '../../src/errors.js';
-import { I18N_KEYWORD, LANGUAGES, MESSAGES, formatDuration, formatMessage, i18n, languageOfRoot, languageOfUrl, placeholdersOf, translate } from '../../src/i18n/index.js';
+import {
+  I18N_KEYWORD,
+  LANGUAGES,
+  MESSAGES,
+  formatDuration,
+  formatMessage,
+  i18n,
+  languageOfRoot,
+  languageOfUrl,
+  placeholdersOf,
+  translate,
+} from '../../src/i18n/index.js';
 import * as common from '../../src/schemas/common.js';
 import * as discovery from '../../src/schemas/discovery.js';
 import * as events from '../../src/schemas/events.js';
@@ -147,7 +158,9 @@ describe('error messages', () => {
 
   it('are formatted in one pass: a value is not read as a placeholder', () => {
     expect(formatMessage('en', 'errorMessage.rest-event-not-found.slug', { slug: '{slug}' })).toBe('Event with slug "{slug}" does not exist.');
-    expect(formatMessage('de', 'errorMessage.rest_slug_conflict.eventId', { slug: 'a-{id}', id: 7 })).toBe('Der Slug „a-{id}“ wird bereits von der Veranstaltung 7 verwendet.');
+    expect(formatMessage('de', 'errorMessage.rest_slug_conflict.eventId', { slug: 'a-{id}', id: 7 })).toBe(
+      'Der Slug „a-{id}“ wird bereits von der Veranstaltung 7 verwendet.',
+    );
     expect(formatMessage('fr', 'errorMessage.rest_too_many_requests', { max: 3, after: (language) => formatDuration(language, 1) })).toBe(
       'Trop de requêtes : 3 au plus par minute ; réessayez dans 1 seconde.',
     );

@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { JsonArena } from '../../src/serialize/json-arena.js';
 import { jsonEnvelope, withJsonMember } from '../../src/serialize/list.js';
 
-const item = (name: string, size: number): string => JSON.stringify({ name, pad: name.repeat(size) }).slice(0, size - 2).padEnd(size - 2, ' ') + '"}';
+const item = (name: string, size: number): string =>
+  JSON.stringify({ name, pad: name.repeat(size) })
+    .slice(0, size - 2)
+    .padEnd(size - 2, ' ') + '"}';
 const doc = (name: string) => ({ name });
 
 describe('JsonArena', () => {
@@ -18,10 +21,16 @@ describe('JsonArena', () => {
     let encodings = 0;
     const get = (target: { name: string }, meta = 0) =>
       arena
-        .get(target, 'k', meta, (m) => m === meta, () => {
-          encodings += 1;
-          return JSON.stringify({ name: target.name, pad: 'x'.repeat(280) });
-        })
+        .get(
+          target,
+          'k',
+          meta,
+          (m) => m === meta,
+          () => {
+            encodings += 1;
+            return JSON.stringify({ name: target.name, pad: 'x'.repeat(280) });
+          },
+        )
         .toString();
     const first = get(a);
     get(b);
@@ -42,7 +51,17 @@ describe('JsonArena', () => {
   it('does not keep items over the size limit, and still returns them', () => {
     const arena = new JsonArena<{ name: string }, null>(1024, 100);
     const big = JSON.stringify({ pad: 'y'.repeat(200) });
-    expect(arena.get(doc('big'), 'k', null, () => true, () => big).toString()).toBe(big);
+    expect(
+      arena
+        .get(
+          doc('big'),
+          'k',
+          null,
+          () => true,
+          () => big,
+        )
+        .toString(),
+    ).toBe(big);
     expect(arena.size).toBe(0);
   });
 
@@ -50,7 +69,14 @@ describe('JsonArena', () => {
     const arena = new JsonArena<{ name: string }, null>(1024, 400);
     const docs = ['a', 'b', 'c', 'd'].map(doc);
     const texts = new Map(docs.map((d) => [d, item(d.name, 300)]));
-    const get = (target: { name: string }) => arena.get(target, 'k', null, () => true, () => texts.get(target)!);
+    const get = (target: { name: string }) =>
+      arena.get(
+        target,
+        'k',
+        null,
+        () => true,
+        () => texts.get(target)!,
+      );
     get(docs[0]!);
     get(docs[1]!);
     get(docs[2]!);
@@ -61,9 +87,13 @@ describe('JsonArena', () => {
 
     get(docs[1]!);
     const sequence = [docs[1]!, docs[2]!, docs[3]!, docs[0]!, docs[1]!];
-    const body = jsonEnvelope('items', (function* () {
-      for (const target of sequence) yield get(target);
-    })(), { total: sequence.length });
+    const body = jsonEnvelope(
+      'items',
+      (function* () {
+        for (const target of sequence) yield get(target);
+      })(),
+      { total: sequence.length },
+    );
     expect(JSON.parse(body.toString())).toEqual({ items: sequence.map((target) => JSON.parse(texts.get(target)!) as unknown), total: 5 });
   });
 });

@@ -46,11 +46,13 @@ describe('KeyedLock', () => {
       await tick();
       done.push('first');
     });
-    lock.run('k', async () => {
-      await tick();
-      done.push('second');
-      throw new Error('refused');
-    }).catch(() => undefined);
+    lock
+      .run('k', async () => {
+        await tick();
+        done.push('second');
+        throw new Error('refused');
+      })
+      .catch(() => undefined);
     await lock.idle('k');
     expect(done).toEqual(['first', 'second']);
     await expect(lock.idle('other')).resolves.toBeUndefined();

@@ -109,7 +109,11 @@ export function edgesOf(file: string, text = readFileSync(file, 'utf8')): Edge[]
       typeOnly =
         clause !== undefined &&
         (clause.isTypeOnly ||
-          (clause.name === undefined && named !== undefined && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)));
+          (clause.name === undefined &&
+            named !== undefined &&
+            ts.isNamedImports(named) &&
+            named.elements.length > 0 &&
+            named.elements.every((e) => e.isTypeOnly)));
     } else {
       typeOnly = declaration.isTypeOnly;
     }
@@ -139,7 +143,12 @@ describe('layers (docs/architecture.md)', () => {
     expect(layerOf('src/storage/embedded/planner')).toBe('engines');
     expect(layerOf('src/cli/seed')).toBe('top');
     expect(layerOf('src/lib/dates/parse')).toBe('lib');
-    const text = ["import { type A } from './a.js';", "import { B, type C } from './b.js';", "import type D from './d.js';", "export type { E } from './e.js';"].join('\n');
+    const text = [
+      "import { type A } from './a.js';",
+      "import { B, type C } from './b.js';",
+      "import type D from './d.js';",
+      "export type { E } from './e.js';",
+    ].join('\n');
     expect(edgesOf(path.join(ROOT, 'src/x.ts'), text).map((e) => [e.to, e.typeOnly])).toEqual([
       ['src/a', true],
       ['src/b', false],

@@ -43,7 +43,9 @@ describe('prettyMessage', () => {
 
 describe('credentials never reach the logs', () => {
   it('redactUrl masks the value of every credential parameter, however its name is spelled', () => {
-    expect(redactUrl('/events?password=a&token=b&access_token=c&search=x')).toBe('/events?password=[redacted]&token=[redacted]&access_token=[redacted]&search=x');
+    expect(redactUrl('/events?password=a&token=b&access_token=c&search=x')).toBe(
+      '/events?password=[redacted]&token=[redacted]&access_token=[redacted]&search=x',
+    );
     expect(redactUrl('/events?PASSWORD=a&pass%77ord=b&password[]=c&password%5B0%5D=d&+token=e&access_token')).toBe(
       '/events?PASSWORD=[redacted]&pass%77ord=[redacted]&password[]=[redacted]&password%5B0%5D=[redacted]&+token=[redacted]&access_token=[redacted]',
     );
@@ -75,7 +77,14 @@ describe('credentials never reach the logs', () => {
         callback();
       },
     });
-    return { stream, lines: () => chunks.join('').split('\n').filter((line) => line !== '') };
+    return {
+      stream,
+      lines: () =>
+        chunks
+          .join('')
+          .split('\n')
+          .filter((line) => line !== ''),
+    };
   }
 
   it.each([
@@ -96,7 +105,10 @@ describe('credentials never reach the logs', () => {
       await app.inject({ method: 'PATCH', url: '/calendar/events/v1/events/1', headers, payload: { password: SECRETS.bodyPassword } });
       // Records that carry credentials themselves: a body, and a request with its headers.
       app.log.info({ body: { password: SECRETS.loggedBody } }, 'a body');
-      app.log.info({ req: { method: 'GET', url: `/x?token=${SECRETS.loggedHeaders}`, headers: { authorization: SECRETS.loggedHeaders, cookie: SECRETS.loggedHeaders } } }, 'a request');
+      app.log.info(
+        { req: { method: 'GET', url: `/x?token=${SECRETS.loggedHeaders}`, headers: { authorization: SECRETS.loggedHeaders, cookie: SECRETS.loggedHeaders } } },
+        'a request',
+      );
     } finally {
       await app.close();
       await storage.close();

@@ -2,22 +2,10 @@
  * What the MongoDB engine sends to the driver, checked against a recording stand-in for a driver
  * collection (no server needed): the commands themselves are the driver's and the server's job.
  */
-import {
-  type Collection as DriverCollection,
-  MongoNetworkError,
-  MongoServerError,
-  MongoServerSelectionError,
-  MongoWriteConcernError,
-} from 'mongodb';
+import { type Collection as DriverCollection, MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { indexes } from '../../indexes/index.js';
-import {
-  DuplicateKeyError,
-  ResultTooLargeError,
-  StorageUnavailableError,
-  StorageWriteUnconfirmedError,
-  UnsupportedQueryError,
-} from '../../src/errors.js';
+import { DuplicateKeyError, ResultTooLargeError, StorageUnavailableError, StorageWriteUnconfirmedError, UnsupportedQueryError } from '../../src/errors.js';
 import { createMongoCollection, planOf, type StoredDocument } from '../../src/storage/mongodb/collection.js';
 import { type CounterDoc, createSequences } from '../../src/storage/mongodb/counters.js';
 import { mongoClientOptions, DEFAULT_MONGO_TIMEOUTS } from '../../src/storage/mongodb/index.js';
@@ -29,12 +17,11 @@ const limits = { operationMS: 8000 };
 
 function fakeCollection(overrides: Record<string, unknown> = {}) {
   const toArray = vi.fn(() => Promise.resolve([{ _id: 1 }]));
-  const aggregateToArray = vi.fn(
-    (): Promise<unknown[]> =>
-      Promise.resolve([
-        { _id: 3, count: 2 },
-        { _id: null, count: 5 },
-      ]),
+  const aggregateToArray = vi.fn((): Promise<unknown[]> =>
+    Promise.resolve([
+      { _id: 3, count: 2 },
+      { _id: null, count: 5 },
+    ]),
   );
   const fake = {
     collectionName: 'tags',
@@ -50,17 +37,12 @@ function fakeCollection(overrides: Record<string, unknown> = {}) {
     deleteOne: vi.fn(() => Promise.resolve({ deletedCount: 1 })),
     ...overrides,
   };
-  const collection = createMongoCollection<TagDoc>(
-    fake as unknown as DriverCollection<StoredDocument>,
-    indexes.tags,
-    limits,
-  );
+  const collection = createMongoCollection<TagDoc>(fake as unknown as DriverCollection<StoredDocument>, indexes.tags, limits);
   return { fake, toArray, aggregateToArray, collection };
 }
 
 /** A tag document; `extra` fields stand for any nested value a document may hold. */
-const tag = (fields: Record<string, unknown> = {}): TagDoc =>
-  ({ _id: 5, name: 'Jazz', nameKey: 'jazz', slug: 'jazz', description: '', parent: 0, ...fields });
+const tag = (fields: Record<string, unknown> = {}): TagDoc => ({ _id: 5, name: 'Jazz', nameKey: 'jazz', slug: 'jazz', description: '', parent: 0, ...fields });
 
 const duplicateSlug = () =>
   new MongoServerError({
@@ -72,7 +54,15 @@ describe('mongodb collection', () => {
   it('passes a compiled query through: filter, ordered sort, skip, limit, server time limit', async () => {
     const { fake, collection } = fakeCollection();
     const filter = { $text: { $search: 'jazz' }, parent: { $in: [0, 3] } };
-    await collection.find({ filter, sort: [['name', 1], ['_id', -1]], skip: 20, limit: 10 });
+    await collection.find({
+      filter,
+      sort: [
+        ['name', 1],
+        ['_id', -1],
+      ],
+      skip: 20,
+      limit: 10,
+    });
     expect(fake.find).toHaveBeenCalledWith(filter, {
       maxTimeMS: 8000,
       sort: [
@@ -126,9 +116,7 @@ describe('mongodb collection', () => {
     await expect(collection.distinct('parent', {})).rejects.toBeInstanceOf(StorageUnavailableError);
     const badValue = new MongoServerError({ code: 2, codeName: 'BadValue', errmsg: 'unknown operator: $foo' });
     const refused = fakeCollection({ distinct: vi.fn(() => Promise.reject(badValue)) }).collection;
-    await expect(refused.distinct('parent', {})).rejects.toThrow(
-      'MongoDB tags.distinct failed (MongoServerError, code 2, BadValue)',
-    );
+    await expect(refused.distinct('parent', {})).rejects.toThrow('MongoDB tags.distinct failed (MongoServerError, code 2, BadValue)');
   });
 
   it('distinct past the 16 MB reply (code 17217) is ResultTooLargeError, which services refuse by parameter', async () => {
@@ -182,8 +170,7 @@ describe('mongodb collection', () => {
 
   it('countValues translates driver errors like the other operations', async () => {
     const timeout = new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' });
-    const failing = (error: Error) =>
-      fakeCollection({ aggregate: vi.fn(() => ({ toArray: () => Promise.reject(error) })) }).collection;
+    const failing = (error: Error) => fakeCollection({ aggregate: vi.fn(() => ({ toArray: () => Promise.reject(error) })) }).collection;
     await expect(failing(timeout).countValues('parent', {})).rejects.toBeInstanceOf(StorageUnavailableError);
     const noTextIndex = new MongoServerError({
       code: 27,
@@ -239,16 +226,19 @@ describe('mongodb collection', () => {
 
   it('insertOne refuses undefined anywhere in the document', async () => {
     const { fake, collection } = fakeCollection();
-    await expect(
-      collection.insertOne({ _id: 1, name: 'a', nameKey: 'a', slug: 'a', description: undefined as never, parent: 0 }),
-    ).rejects.toBeInstanceOf(UnsupportedQueryError);
+    await expect(collection.insertOne({ _id: 1, name: 'a', nameKey: 'a', slug: 'a', description: undefined as never, parent: 0 })).rejects.toBeInstanceOf(
+      UnsupportedQueryError,
+    );
     expect(fake.insertOne).not.toHaveBeenCalled();
   });
 
   it.each([
     ['insertOne, a top-level field', (c: Collection<TagDoc>) => c.insertOne(tag({ description: undefined as never }))],
     ['insertOne, inside an array in an object', (c: Collection<TagDoc>) => c.insertOne(tag({ extra: { list: [1, undefined] } }))],
-    ['insertOne, inside an object without a prototype', (c: Collection<TagDoc>) => c.insertOne(tag({ extra: Object.assign(Object.create(null) as object, { a: undefined }) }))],
+    [
+      'insertOne, inside an object without a prototype',
+      (c: Collection<TagDoc>) => c.insertOne(tag({ extra: Object.assign(Object.create(null) as object, { a: undefined }) })),
+    ],
     ['insertMany, in its second document', (c: Collection<TagDoc>) => c.insertMany([tag({ _id: 7, slug: 'ok' }), tag({ _id: 8, extra: [undefined] })])],
     ['updateById, a $set field', (c: Collection<TagDoc>) => c.updateById(1, { $set: { description: undefined as never } })],
     ['updateById, inside a $set value', (c: Collection<TagDoc>) => c.updateById(1, { $set: { extra: { a: [undefined] } } as never })],
@@ -300,9 +290,7 @@ describe('mongodb collection', () => {
 
   it('insertOne translates a duplicate into DuplicateKeyError', async () => {
     const { collection } = fakeCollection({ insertOne: vi.fn(() => Promise.reject(duplicateSlug())) });
-    await expect(
-      collection.insertOne({ _id: 1, name: 'a', nameKey: 'a', slug: 'a', description: '', parent: 0 }),
-    ).rejects.toBeInstanceOf(DuplicateKeyError);
+    await expect(collection.insertOne({ _id: 1, name: 'a', nameKey: 'a', slug: 'a', description: '', parent: 0 })).rejects.toBeInstanceOf(DuplicateKeyError);
   });
 });
 
@@ -397,17 +385,12 @@ describe('mongodb insertMany (the real driver, scripted replies)', () => {
 });
 
 describe('mongodb sequences', () => {
-  const counters = (findOneAndUpdate: ReturnType<typeof vi.fn>) =>
-    createSequences({ findOneAndUpdate } as unknown as DriverCollection<CounterDoc>, limits);
+  const counters = (findOneAndUpdate: ReturnType<typeof vi.fn>) => createSequences({ findOneAndUpdate } as unknown as DriverCollection<CounterDoc>, limits);
 
   it('increments with an upsert returning the document after the update', async () => {
     const findOneAndUpdate = vi.fn(() => Promise.resolve({ _id: 'posts', value: 7 }));
     expect(await counters(findOneAndUpdate)('posts')).toBe(7);
-    expect(findOneAndUpdate).toHaveBeenCalledWith(
-      { _id: 'posts' },
-      { $inc: { value: 1 } },
-      { upsert: true, returnDocument: 'after', maxTimeMS: 8000 },
-    );
+    expect(findOneAndUpdate).toHaveBeenCalledWith({ _id: 'posts' }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after', maxTimeMS: 8000 });
   });
 
   it('retries once when a concurrent first upsert won the insert', async () => {
@@ -415,18 +398,13 @@ describe('mongodb sequences', () => {
       code: 11000,
       errmsg: 'E11000 duplicate key error collection: calendar.counters index: _id_ dup key: { _id: "terms" }',
     });
-    const findOneAndUpdate = vi
-      .fn()
-      .mockRejectedValueOnce(duplicate)
-      .mockResolvedValueOnce({ _id: 'terms', value: 2 });
+    const findOneAndUpdate = vi.fn().mockRejectedValueOnce(duplicate).mockResolvedValueOnce({ _id: 'terms', value: 2 });
     expect(await counters(findOneAndUpdate)('terms')).toBe(2);
     expect(findOneAndUpdate).toHaveBeenCalledTimes(2);
   });
 
   it('translates other failures', async () => {
-    const findOneAndUpdate = vi.fn(() =>
-      Promise.reject(new MongoServerError({ code: 91, errmsg: 'shutting down' })),
-    );
+    const findOneAndUpdate = vi.fn(() => Promise.reject(new MongoServerError({ code: 91, errmsg: 'shutting down' })));
     await expect(counters(findOneAndUpdate)('posts')).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });
@@ -447,11 +425,24 @@ describe('mongodb client options', () => {
 });
 
 describe('planOf (explain on MongoDB)', () => {
-  const sorted = { filter: {}, sort: [['startUtc', 1], ['_id', 1]] as Array<[string, 1 | -1]> };
+  const sorted = {
+    filter: {},
+    sort: [
+      ['startUtc', 1],
+      ['_id', 1],
+    ] as Array<[string, 1 | -1]>,
+  };
 
   it('reads an index walk in the classic plan tree', () => {
     const plan = planOf(
-      { stage: 'LIMIT', inputStage: { stage: 'FETCH', filter: { hideFromListings: { $eq: false } }, inputStage: { stage: 'IXSCAN', indexName: 'events_status_start', keyPattern: { status: 1, startUtc: 1, _id: 1 } } } },
+      {
+        stage: 'LIMIT',
+        inputStage: {
+          stage: 'FETCH',
+          filter: { hideFromListings: { $eq: false } },
+          inputStage: { stage: 'IXSCAN', indexName: 'events_status_start', keyPattern: { status: 1, startUtc: 1, _id: 1 } },
+        },
+      },
       sorted,
     );
     expect(plan).toEqual({ indexes: ['events_status_start'], collectionScan: false, sort: 'index' });
@@ -472,7 +463,16 @@ describe('planOf (explain on MongoDB)', () => {
         inputStage: {
           stage: 'TEXT_MATCH',
           indexName: 'events_text',
-          inputStage: { stage: 'FETCH', inputStage: { stage: 'OR', inputStages: [{ stage: 'IXSCAN', indexName: 'events_text' }, { stage: 'IXSCAN', indexName: 'events_venue_start' }] } },
+          inputStage: {
+            stage: 'FETCH',
+            inputStage: {
+              stage: 'OR',
+              inputStages: [
+                { stage: 'IXSCAN', indexName: 'events_text' },
+                { stage: 'IXSCAN', indexName: 'events_venue_start' },
+              ],
+            },
+          },
         },
       },
       sorted,
@@ -481,7 +481,13 @@ describe('planOf (explain on MongoDB)', () => {
   });
 
   it('reads the slot-based engine form (queryPlan under winningPlan), unsorted queries', () => {
-    const plan = planOf({ queryPlan: { stage: 'FETCH', planNodeId: 2, inputStage: { stage: 'IXSCAN', planNodeId: 1, indexName: '_id_' } }, slotBasedPlan: { slots: '$$RESULT=s11', stages: '[2] nlj …' } }, { filter: {} });
+    const plan = planOf(
+      {
+        queryPlan: { stage: 'FETCH', planNodeId: 2, inputStage: { stage: 'IXSCAN', planNodeId: 1, indexName: '_id_' } },
+        slotBasedPlan: { slots: '$$RESULT=s11', stages: '[2] nlj …' },
+      },
+      { filter: {} },
+    );
     expect(plan).toEqual({ indexes: ['_id_'], collectionScan: false, sort: 'none' });
   });
 
@@ -523,7 +529,14 @@ describe('planOf (explain on MongoDB)', () => {
   });
 
   it('reads a whole-index walk of a compound index as a collection scan, a bounded one as an index scan', () => {
-    const sorted = { filter: {}, sort: [['status', 1], ['startUtc', 1], ['_id', 1]] as Array<[string, 1 | -1]> };
+    const sorted = {
+      filter: {},
+      sort: [
+        ['status', 1],
+        ['startUtc', 1],
+        ['_id', 1],
+      ] as Array<[string, 1 | -1]>,
+    };
     const key = { status: 1, startUtc: 1, _id: 1 };
     const whole = { status: ['[MinKey, MaxKey]'], startUtc: ['[MinKey, MaxKey]'], _id: ['[MinKey, MaxKey]'] };
     expect(planOf({ stage: 'FETCH', inputStage: ixscan('events_status_start', key, whole) }, sorted).collectionScan).toBe(true);
@@ -538,7 +551,10 @@ describe('planOf (explain on MongoDB)', () => {
     expect(planOf(ixscan('events_status_start', key, { ...whole, status: ['[MinKey, "draft")', '("draft", MaxKey]'] }), sorted).collectionScan).toBe(false);
     expect(planOf(ixscan('events_status_start', key, whole, { isPartial: true }), sorted).collectionScan).toBe(false);
     expect(planOf(ixscan('events_status_start', key, whole, { isSparse: true }), sorted).collectionScan).toBe(false);
-    expect(planOf({ ...ixscan('events_status_start', key, {}), indexBounds: undefined, warning: 'index bounds omitted due to BSON size limit for explain' }, sorted).collectionScan).toBe(false);
+    expect(
+      planOf({ ...ixscan('events_status_start', key, {}), indexBounds: undefined, warning: 'index bounds omitted due to BSON size limit for explain' }, sorted)
+        .collectionScan,
+    ).toBe(false);
   });
 
   it('reads the _id point look-ups that name no index as _id_: IDHACK (7.0), EXPRESS_CLUSTERED_IXSCAN (8.0)', () => {
@@ -549,27 +565,47 @@ describe('planOf (explain on MongoDB)', () => {
 
   it('reads the 8.0 express stages that name their index', () => {
     expect(planOf({ isCached: false, stage: 'EXPRESS_IXSCAN', keyPattern: '{ _id: 1 }', indexName: '_id_' }, { filter: { _id: 5 } }).indexes).toEqual(['_id_']);
-    expect(planOf({ isCached: false, stage: 'EXPRESS_IXSCAN', keyPattern: { slug: 1 }, indexName: 'events_slug_unique' }, { filter: { slug: 'a' } }).indexes).toEqual([
-      'events_slug_unique',
-    ]);
+    expect(
+      planOf({ isCached: false, stage: 'EXPRESS_IXSCAN', keyPattern: { slug: 1 }, indexName: 'events_slug_unique' }, { filter: { slug: 'a' } }).indexes,
+    ).toEqual(['events_slug_unique']);
   });
 
   it('reads SORT_MERGE as index order and SORT of either type as a sort in memory', () => {
-    const sorted = { filter: {}, sort: [['startUtc', 1], ['_id', 1]] as Array<[string, 1 | -1]> };
+    const sorted = {
+      filter: {},
+      sort: [
+        ['startUtc', 1],
+        ['_id', 1],
+      ] as Array<[string, 1 | -1]>,
+    };
     const merge = {
       stage: 'FETCH',
       inputStage: {
         stage: 'SORT_MERGE',
         sortPattern: { startUtc: 1, _id: 1 },
         inputStages: [
-          ixscan('events_venue_start', { venueId: 1, startUtc: 1, _id: 1 }, { venueId: ['[112, 112]'], startUtc: ['[MinKey, MaxKey]'], _id: ['[MinKey, MaxKey]'] }),
-          ixscan('events_organizers_start', { organizerIds: 1, startUtc: 1, _id: 1 }, { organizerIds: ['[211, 211]'], startUtc: ['[MinKey, MaxKey]'], _id: ['[MinKey, MaxKey]'] }),
+          ixscan(
+            'events_venue_start',
+            { venueId: 1, startUtc: 1, _id: 1 },
+            { venueId: ['[112, 112]'], startUtc: ['[MinKey, MaxKey]'], _id: ['[MinKey, MaxKey]'] },
+          ),
+          ixscan(
+            'events_organizers_start',
+            { organizerIds: 1, startUtc: 1, _id: 1 },
+            { organizerIds: ['[211, 211]'], startUtc: ['[MinKey, MaxKey]'], _id: ['[MinKey, MaxKey]'] },
+          ),
         ],
       },
     };
     expect(planOf(merge, sorted)).toEqual({ indexes: ['events_organizers_start', 'events_venue_start'], collectionScan: false, sort: 'index' });
     for (const type of ['simple', 'default']) {
-      const blocking = { stage: 'SORT', sortPattern: { startUtc: 1, _id: 1 }, memLimit: 104857600, type, inputStage: { stage: 'COLLSCAN', direction: 'forward' } };
+      const blocking = {
+        stage: 'SORT',
+        sortPattern: { startUtc: 1, _id: 1 },
+        memLimit: 104857600,
+        type,
+        inputStage: { stage: 'COLLSCAN', direction: 'forward' },
+      };
       expect(planOf(blocking, sorted)).toEqual({ indexes: [], collectionScan: true, sort: 'memory' });
       expect(planOf({ queryPlan: { ...blocking, planNodeId: 2 }, slotBasedPlan: {} }, sorted).sort).toBe('memory');
     }

@@ -41,8 +41,7 @@ describe('translateMongoError', () => {
     expect(translateMongoError(id, 'tags.insertOne')).toMatchObject({ index: '_id_' });
     const compound = serverError({
       code: 11000,
-      errmsg:
-        'E11000 duplicate key error collection: calendar.categories index: categories_parent_name_unique dup key: { parent: 0, nameKey: "music" }',
+      errmsg: 'E11000 duplicate key error collection: calendar.categories index: categories_parent_name_unique dup key: { parent: 0, nameKey: "music" }',
     });
     expect(translateMongoError(compound, 'categories.findOneAndUpdate')).toMatchObject({
       index: 'categories_parent_name_unique',
@@ -61,7 +60,10 @@ describe('translateMongoError', () => {
   it.each([
     ['a network error', new MongoNetworkError('connection 3 to 127.0.0.1:27017 closed')],
     ['a network timeout', new MongoNetworkTimeoutError('connection timed out')],
-    ['a server selection timeout', new MongoServerSelectionError('Server selection timed out after 5000 ms', { type: 'Unknown', servers: new Map(), error: null } as never)],
+    [
+      'a server selection timeout',
+      new MongoServerSelectionError('Server selection timed out after 5000 ms', { type: 'Unknown', servers: new Map(), error: null } as never),
+    ],
     ['an operation timeout', new MongoOperationTimeoutError('Timed out during operation')],
     ['a closed client', new MongoClientClosedError()],
     ['not writable primary', serverError({ code: 10107, codeName: 'NotWritablePrimary', errmsg: 'not primary' })],
@@ -94,7 +96,10 @@ describe('translateMongoError', () => {
 
   it.each([
     ['a write concern timeout (code 64, errInfo.wtimeout)', new MongoWriteConcernError(wceReply(wtimeout) as never)],
-    ['a write concern timeout named only by errInfo.wtimeout', new MongoWriteConcernError(wceReply({ errmsg: 'timed out', errInfo: { wtimeout: true } }) as never)],
+    [
+      'a write concern timeout named only by errInfo.wtimeout',
+      new MongoWriteConcernError(wceReply({ errmsg: 'timed out', errInfo: { wtimeout: true } }) as never),
+    ],
     [
       'any other write-concern error (unsatisfiable)',
       new MongoWriteConcernError(wceReply({ code: 100, codeName: 'UnsatisfiableWriteConcern', errmsg: 'Not enough data-bearing nodes' }) as never),
@@ -191,19 +196,23 @@ describe('duplicateKeyIndexName', () => {
       'events_slug_unique',
     ],
     ['a found value after the key', 'E11000 duplicate key error collection: calendar.events index: _id_ dup key: { _id: 5 } found value: RecordId(5)', '_id_'],
-    ['servers before 4.2 (no field names in the key)', 'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { : "a" }', 'events_slug_unique'],
-    ['2.x servers', 'E11000 duplicate key error index: calendar.events.$events_slug_unique  dup key: { : "a" }', 'events_slug_unique'],
     [
-      'a 2.x mongos prefix',
-      'insertDocument :: caused by :: 11000 E11000 duplicate key error index: calendar.events.$_id_  dup key: { : 5 }',
-      '_id_',
+      'servers before 4.2 (no field names in the key)',
+      'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { : "a" }',
+      'events_slug_unique',
     ],
+    ['2.x servers', 'E11000 duplicate key error index: calendar.events.$events_slug_unique  dup key: { : "a" }', 'events_slug_unique'],
+    ['a 2.x mongos prefix', 'insertDocument :: caused by :: 11000 E11000 duplicate key error index: calendar.events.$_id_  dup key: { : 5 }', '_id_'],
     [
       'a namespace with dots and spaces',
       'E11000 duplicate key error collection: calendar_test.events archive.2024 v2 index: events_slug_unique dup key: { slug: "a" }',
       'events_slug_unique',
     ],
-    ['a key value that reads like the message', 'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { slug: "x dup key: y" }', 'events_slug_unique'],
+    [
+      'a key value that reads like the message',
+      'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { slug: "x dup key: y" }',
+      'events_slug_unique',
+    ],
   ])('reads the index name: %s', (_name, errmsg, expected) => {
     expect(duplicateKeyIndexName(serverError({ code: 11000, errmsg }), [...indexes.events, ...indexes.categories])).toBe(expected);
     // An undeclared name is read from the message alone.
@@ -242,7 +251,11 @@ describe('duplicateKeyIndexName', () => {
 
   it('names the index of a bulk write error, which carries the message only', async () => {
     const collationMessage = `E11000 duplicate key error collection: calendar.events index: events_slug_unique collation: ${collation} dup key: { slug: "0x61" }`;
-    const error = await insertManyError([{ _id: 1 }, { _id: 2 }], { ok: 1, n: 1, writeErrors: [{ index: 1, code: 11000, errmsg: collationMessage, keyPattern: { slug: 1 }, keyValue: { slug: 'a' } }] });
+    const error = await insertManyError([{ _id: 1 }, { _id: 2 }], {
+      ok: 1,
+      n: 1,
+      writeErrors: [{ index: 1, code: 11000, errmsg: collationMessage, keyPattern: { slug: 1 }, keyValue: { slug: 'a' } }],
+    });
     expect((error as MongoBulkWriteError).result.getWriteErrors()[0]?.err).not.toHaveProperty('keyPattern');
     expect(insertManyFailures(error, 2, indexes.events)?.map((f) => f.error.index)).toEqual(['events_slug_unique']);
   });
@@ -250,14 +263,24 @@ describe('duplicateKeyIndexName', () => {
 
 describe('insertManyFailures (errors built by the real driver)', () => {
   const docs = (count: number) => Array.from({ length: count }, (_, i) => ({ _id: i + 1, slug: `s${i}` }));
-  const duplicate = (index: number, errmsg: string) => ({ index, code: 11000, codeName: 'DuplicateKey', errmsg, keyPattern: { slug: 1 }, keyValue: { slug: 'a' } });
+  const duplicate = (index: number, errmsg: string) => ({
+    index,
+    code: 11000,
+    codeName: 'DuplicateKey',
+    errmsg,
+    keyPattern: { slug: 1 },
+    keyValue: { slug: 'a' },
+  });
   const slugClash = 'E11000 duplicate key error collection: calendar.events index: events_slug_unique dup key: { slug: "a" }';
   const idClash = 'E11000 duplicate key error collection: calendar.events index: _id_ dup key: { _id: 5 }';
 
   it('reports each duplicate key by position, naming its index', async () => {
     const error = await insertManyError(docs(5), { ok: 1, n: 3, writeErrors: [duplicate(1, slugClash), duplicate(4, idClash)] });
     const failures = insertManyFailures(error, 5, indexes.events);
-    expect(failures?.map((f) => [f.index, f.error.index])).toEqual([[1, 'events_slug_unique'], [4, '_id_']]);
+    expect(failures?.map((f) => [f.index, f.error.index])).toEqual([
+      [1, 'events_slug_unique'],
+      [4, '_id_'],
+    ]);
     expect(failures?.[0]?.error).toBeInstanceOf(DuplicateKeyError);
   });
 
@@ -279,7 +302,10 @@ describe('insertManyFailures (errors built by the real driver)', () => {
 
   it.each([
     ['a network error', new MongoNetworkError('connection 3 to 127.0.0.1:27017 closed')],
-    ['a server selection timeout', new MongoServerSelectionError('Server selection timed out after 5000 ms', { type: 'Unknown', servers: new Map(), error: null } as never)],
+    [
+      'a server selection timeout',
+      new MongoServerSelectionError('Server selection timed out after 5000 ms', { type: 'Unknown', servers: new Map(), error: null } as never),
+    ],
     ['NotWritablePrimary', serverError({ ok: 0, code: 10107, codeName: 'NotWritablePrimary', errmsg: 'not primary' })],
     ['MaxTimeMSExpired', serverError({ ok: 0, code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' })],
   ])('is null for a command that failed with %s (no write errors at all), which translates to StorageUnavailableError', async (_name, failure) => {

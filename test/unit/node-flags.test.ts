@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeFlagsOf, scriptNodeFlags } from '../../bench/server-process.js';
 
-describe("the Node options of an npm script (bench/server-process.ts)", () => {
+describe('the Node options of an npm script (bench/server-process.ts)', () => {
   it('keeps the -- options and leaves out the TypeScript loader and its argument', () => {
     expect(nodeFlagsOf('DATA_DIR=${DATA_DIR-./data} node --import tsx --max-semi-space-size=64 --v8-pool-size=0 src/cli/seed.ts')).toEqual([
       '--max-semi-space-size=64',

@@ -132,7 +132,7 @@ describe('production dependencies', () => {
       "req('named-require');",
       "req.resolve('resolved');",
       "loadAndForget('named-loader', build);",
-      "const e = () => import(name);",
+      'const e = () => import(name);',
     ].join('\n');
     expect(runtimeLoads('example.ts', text).map((load) => load.specifier)).toEqual([
       'static-default',

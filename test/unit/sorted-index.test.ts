@@ -16,7 +16,6 @@ interface Doc {
   tagIds: number[];
 }
 
-
 /** Every entry of the index in order, read through `seek` and `collect`. */
 function slotsInOrder(index: SortedIndex): number[] {
   const out: number[] = [];
@@ -89,9 +88,15 @@ describe('SortedIndex: deferred placement of added entries', () => {
     expect(index.tuplesOf({ a: 'x', b: at })).toEqual([['x', at]]);
     expect(index.tuplesOf({ a: 1 })).toEqual([[1, null]]);
     expect(index.tuplesOf({ a: null, b: undefined })).toEqual([[null, null]]);
-    expect(index.tuplesOf({ a: [2, 1, 2], b: 'y' })).toEqual([[2, 'y'], [1, 'y']]);
+    expect(index.tuplesOf({ a: [2, 1, 2], b: 'y' })).toEqual([
+      [2, 'y'],
+      [1, 'y'],
+    ]);
     // NaN equals NaN as a key (once per document), and 0 and -0 are one key.
-    expect(index.tuplesOf({ a: [Number.NaN, 1, Number.NaN], b: 'y' })).toEqual([[Number.NaN, 'y'], [1, 'y']]);
+    expect(index.tuplesOf({ a: [Number.NaN, 1, Number.NaN], b: 'y' })).toEqual([
+      [Number.NaN, 'y'],
+      [1, 'y'],
+    ]);
     expect(index.tuplesOf({ a: [0, -0], b: 'y' })).toHaveLength(1);
     expect(index.tuplesOf({ a: [], b: 0 })).toHaveLength(1);
     expect(index.tuplesOf({ a: [], b: 0 })[0]![1]).toBe(0);

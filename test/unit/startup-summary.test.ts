@@ -8,7 +8,14 @@ import { type StartupFacts, startupSummary } from '../../src/startup-summary.js'
 const EDITOR = { editor: 1, viewer: 0 };
 
 function summary(overrides: Partial<StartupFacts>): string[] {
-  return startupSummary({ host: '127.0.0.1', port: 3000, storage: { kind: 'durable', dataDir: '/srv/calendar/data' }, tokens: EDITOR, seeded: null, ...overrides });
+  return startupSummary({
+    host: '127.0.0.1',
+    port: 3000,
+    storage: { kind: 'durable', dataDir: '/srv/calendar/data' },
+    tokens: EDITOR,
+    seeded: null,
+    ...overrides,
+  });
 }
 
 describe('startupSummary', () => {
@@ -45,7 +52,14 @@ describe('startupSummary', () => {
   });
 
   it('reports what start-up seeding loaded, when it ran', () => {
-    expect(summary({ seeded: [['categories', 3], ['events', 12]] })).toContain('seed: the store was empty, loaded 3 categories, 12 events');
+    expect(
+      summary({
+        seeded: [
+          ['categories', 3],
+          ['events', 12],
+        ],
+      }),
+    ).toContain('seed: the store was empty, loaded 3 categories, 12 events');
     expect(summary({ seeded: null }).join('\n')).not.toContain('seed');
   });
 

@@ -3,15 +3,7 @@
  * substring search, WordPress's `orderby`/`order` rules and the in-memory sort.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  compileTermFilter,
-  matchesSearch,
-  resolveOrder,
-  resolveOrderBy,
-  sortTerms,
-  type TermListFilter,
-  type TermOrderBy,
-} from '../../src/query/terms.js';
+import { compileTermFilter, matchesSearch, resolveOrder, resolveOrderBy, sortTerms, type TermListFilter, type TermOrderBy } from '../../src/query/terms.js';
 import { type Filter, type TermDoc } from '../../src/storage/port.js';
 
 describe('compileTermFilter', () => {
@@ -144,7 +136,20 @@ describe('sortTerms', () => {
     ]);
     expect(ids(sortTerms(terms, 'count', 1, counts))).toEqual([2, 3, 1]);
     expect(ids(sortTerms(terms, 'count', -1, counts))).toEqual([1, 3, 2]);
-    expect(ids(sortTerms(terms, 'count', 1, new Map([[1, 1], [2, 1], [3, 1]])))).toEqual([1, 2, 3]);
+    expect(
+      ids(
+        sortTerms(
+          terms,
+          'count',
+          1,
+          new Map([
+            [1, 1],
+            [2, 1],
+            [3, 1],
+          ]),
+        ),
+      ),
+    ).toEqual([1, 2, 3]);
   });
 
   it('by slug, description and parent', () => {

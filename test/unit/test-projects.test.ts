@@ -17,7 +17,9 @@ describe('vitest projects', () => {
   it('include every test file', () => {
     expect(folders.length).toBeGreaterThanOrEqual(4);
     expect(folders.filter((folder) => folder.startsWith('unreadable'))).toEqual([]);
-    const tests = sourceFiles(path.join(ROOT, 'test')).map((file) => path.relative(path.join(ROOT, 'test'), file)).filter((file) => file.endsWith('.test.ts'));
+    const tests = sourceFiles(path.join(ROOT, 'test'))
+      .map((file) => path.relative(path.join(ROOT, 'test'), file))
+      .filter((file) => file.endsWith('.test.ts'));
     expect(tests.length).toBeGreaterThan(100);
     expect(tests.filter((file) => !folders.includes(file.split(path.sep)[0]!))).toEqual([]);
   });

@@ -29,7 +29,10 @@ describe('TextIndex', () => {
     }
     for (const word of WORDS) {
       const [term] = tokenize(word);
-      const holding = [...docs].filter(([, d]) => tokenize(`${d.title} ${d.description}`).includes(term!)).map(([slot]) => slot).sort((a, b) => a - b);
+      const holding = [...docs]
+        .filter(([, d]) => tokenize(`${d.title} ${d.description}`).includes(term!))
+        .map(([slot]) => slot)
+        .sort((a, b) => a - b);
       const out: number[] = [];
       index.collectAny([term!], out);
       expect(out, word).toEqual(holding);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ENGLISH_STOP_WORDS, searchTermsOf, searchWords, textSearchOf, tokenize } from '../../src/lib/text.js';
 
 describe('tokenize', () => {
-  it('drops every stop word, in any case, and keeps words that only share one\'s length and first letter', () => {
+  it("drops every stop word, in any case, and keeps words that only share one's length and first letter", () => {
     for (const word of ENGLISH_STOP_WORDS) {
       expect(tokenize(word), word).toEqual([]);
       expect(tokenize(`jazz ${word.toUpperCase()} jazz`), word).toEqual(['jazz', 'jazz']);

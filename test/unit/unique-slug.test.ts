@@ -42,7 +42,9 @@ describe('insertWithUniqueSlug', () => {
     await expect(insertWithUniqueSlug({ base: 'party', id: 1000, slugIndex: SLUG_INDEX, insert: full.insert })).rejects.toBeInstanceOf(DuplicateKeyError);
     expect(full.tried).toHaveLength(MAX_SLUG_ATTEMPTS + 1);
     const exhausted = () => new Error('no free slug');
-    await expect(insertWithUniqueSlug({ base: 'party', id: 1000, slugIndex: SLUG_INDEX, insert: store(new Set([...suffixed, 'party-1000'])).insert, exhausted })).rejects.toThrow('no free slug');
+    await expect(
+      insertWithUniqueSlug({ base: 'party', id: 1000, slugIndex: SLUG_INDEX, insert: store(new Set([...suffixed, 'party-1000'])).insert, exhausted }),
+    ).rejects.toThrow('no free slug');
   });
 
   it('ends the search with what afterClash answers, and throws any other failure at once', async () => {

@@ -3,7 +3,17 @@
  * offset, the split date details, and the zone abbreviations PHP prints.
  */
 import { FixedOffsetZone } from 'luxon';
-import { assertValidInstant, offsetAt, stableSpan, utcOffsetMinutes, wallClockParts, type WallFields, wallFieldsOf, type ZoneRules, zoneRules } from './zones.js';
+import {
+  assertValidInstant,
+  offsetAt,
+  stableSpan,
+  utcOffsetMinutes,
+  wallClockParts,
+  type WallFields,
+  wallFieldsOf,
+  type ZoneRules,
+  zoneRules,
+} from './zones.js';
 
 export interface DateDetails {
   year: string;
@@ -103,7 +113,9 @@ function zoneNameFormatter(locale: string, timeZone: string): Intl.DateTimeForma
 }
 
 function shortZoneName(locale: string, timeZone: string, at: Date): string | undefined {
-  return zoneNameFormatter(locale, timeZone).formatToParts(at).find((part) => part.type === 'timeZoneName')?.value;
+  return zoneNameFormatter(locale, timeZone)
+    .formatToParts(at)
+    .find((part) => part.type === 'timeZoneName')?.value;
 }
 
 /**

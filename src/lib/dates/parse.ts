@@ -152,8 +152,20 @@ export function commonFormInstant(text: string, timezone: string, now: Date): Da
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 const ORDINALS: Readonly<Record<string, number>> = {
-  next: 1, first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6,
-  seventh: 7, eight: 8, eighth: 8, ninth: 9, tenth: 10, eleventh: 11, twelfth: 12,
+  next: 1,
+  first: 1,
+  second: 2,
+  third: 3,
+  fourth: 4,
+  fifth: 5,
+  sixth: 6,
+  seventh: 7,
+  eight: 8,
+  eighth: 8,
+  ninth: 9,
+  tenth: 10,
+  eleventh: 11,
+  twelfth: 12,
 };
 const ORDINAL_WEEKDAY =
   /\b(next|first|second|third|fourth|fifth|sixth|seventh|eighth?|ninth|tenth|eleventh|twelfth)[ \t]+(sunday|monday|tuesday|wednesday|thursday|friday|saturday|sun|mon|tue|wed|thu|fri|sat)\b/gi;

@@ -110,7 +110,9 @@ type Strtotime = (text: string, now: number) => unknown;
 function loadStrtotime(): Strtotime {
   const require = createRequire(import.meta.url);
   const filename = require.resolve('locutus/php/datetime/strtotime');
-  const compiled = vm.compileFunction(readFileSync(filename, 'utf8'), ['exports', 'require', 'module', '__filename', '__dirname', 'Date'], { filename }) as (...args: unknown[]) => void;
+  const compiled = vm.compileFunction(readFileSync(filename, 'utf8'), ['exports', 'require', 'module', '__filename', '__dirname', 'Date'], { filename }) as (
+    ...args: unknown[]
+  ) => void;
   const module: { exports: unknown } = { exports: {} };
   compiled(module.exports, require, module, filename, path.dirname(filename), ShiftedDate);
   // locutus 2 exports the function itself, locutus 3 a named export.

@@ -132,7 +132,14 @@ export function zoneFor(tz: string): Zone {
  */
 export function formattedOffset(format: Intl.DateTimeFormat, ms: number): number | null {
   const text = format.format(ms);
-  if (text.length !== 20 || text.charCodeAt(2) !== 47 || text.charCodeAt(5) !== 47 || text.charCodeAt(10) !== 44 || text.charCodeAt(14) !== 58 || text.charCodeAt(17) !== 58) {
+  if (
+    text.length !== 20 ||
+    text.charCodeAt(2) !== 47 ||
+    text.charCodeAt(5) !== 47 ||
+    text.charCodeAt(10) !== 44 ||
+    text.charCodeAt(14) !== 58 ||
+    text.charCodeAt(17) !== 58
+  ) {
     return null;
   }
   const month = digitsAt(text, 0, 2);

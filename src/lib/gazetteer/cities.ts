@@ -69,8 +69,8 @@ export const ALIAS_INDEX = new Map<string, string>(
 );
 
 /** For the tests: every alias as [country, alias, target]. */
-export const cityAliases: ReadonlyArray<readonly [string, string, string]> = Object.entries(CITY_ALIASES).flatMap(
-  ([cc, aliases]) => Object.entries(aliases).map(([from, to]) => [cc, from, to] as const),
+export const cityAliases: ReadonlyArray<readonly [string, string, string]> = Object.entries(CITY_ALIASES).flatMap(([cc, aliases]) =>
+  Object.entries(aliases).map(([from, to]) => [cc, from, to] as const),
 );
 
 export interface CityIndex {

@@ -18,16 +18,57 @@ interface Region {
 
 /** US states by postal code, plus DC. Territories are handled by US_TERRITORIES. */
 export const US_STATES: Record<string, string> = {
-  AL: 'Alabama', AK: 'Alaska', AZ: 'Arizona', AR: 'Arkansas', CA: 'California', CO: 'Colorado',
-  CT: 'Connecticut', DE: 'Delaware', DC: 'District of Columbia', FL: 'Florida', GA: 'Georgia',
-  HI: 'Hawaii', ID: 'Idaho', IL: 'Illinois', IN: 'Indiana', IA: 'Iowa', KS: 'Kansas',
-  KY: 'Kentucky', LA: 'Louisiana', ME: 'Maine', MD: 'Maryland', MA: 'Massachusetts',
-  MI: 'Michigan', MN: 'Minnesota', MS: 'Mississippi', MO: 'Missouri', MT: 'Montana',
-  NE: 'Nebraska', NV: 'Nevada', NH: 'New Hampshire', NJ: 'New Jersey', NM: 'New Mexico',
-  NY: 'New York', NC: 'North Carolina', ND: 'North Dakota', OH: 'Ohio', OK: 'Oklahoma',
-  OR: 'Oregon', PA: 'Pennsylvania', RI: 'Rhode Island', SC: 'South Carolina', SD: 'South Dakota',
-  TN: 'Tennessee', TX: 'Texas', UT: 'Utah', VT: 'Vermont', VA: 'Virginia', WA: 'Washington',
-  WV: 'West Virginia', WI: 'Wisconsin', WY: 'Wyoming',
+  AL: 'Alabama',
+  AK: 'Alaska',
+  AZ: 'Arizona',
+  AR: 'Arkansas',
+  CA: 'California',
+  CO: 'Colorado',
+  CT: 'Connecticut',
+  DE: 'Delaware',
+  DC: 'District of Columbia',
+  FL: 'Florida',
+  GA: 'Georgia',
+  HI: 'Hawaii',
+  ID: 'Idaho',
+  IL: 'Illinois',
+  IN: 'Indiana',
+  IA: 'Iowa',
+  KS: 'Kansas',
+  KY: 'Kentucky',
+  LA: 'Louisiana',
+  ME: 'Maine',
+  MD: 'Maryland',
+  MA: 'Massachusetts',
+  MI: 'Michigan',
+  MN: 'Minnesota',
+  MS: 'Mississippi',
+  MO: 'Missouri',
+  MT: 'Montana',
+  NE: 'Nebraska',
+  NV: 'Nevada',
+  NH: 'New Hampshire',
+  NJ: 'New Jersey',
+  NM: 'New Mexico',
+  NY: 'New York',
+  NC: 'North Carolina',
+  ND: 'North Dakota',
+  OH: 'Ohio',
+  OK: 'Oklahoma',
+  OR: 'Oregon',
+  PA: 'Pennsylvania',
+  RI: 'Rhode Island',
+  SC: 'South Carolina',
+  SD: 'South Dakota',
+  TN: 'Tennessee',
+  TX: 'Texas',
+  UT: 'Utah',
+  VT: 'Vermont',
+  VA: 'Virginia',
+  WA: 'Washington',
+  WV: 'West Virginia',
+  WI: 'Wisconsin',
+  WY: 'Wyoming',
 };
 
 /**
@@ -107,10 +148,7 @@ const REGION_TABLES: Record<string, Region[]> = {
 
 /** country → normalised region name/code → GeoNames admin1 code. Built at module load (tiny). */
 const REGION_INDEX = new Map<string, Map<string, string>>(
-  Object.entries(REGION_TABLES).map(([cc, regions]) => [
-    cc,
-    new Map(regions.flatMap((r) => r.names.map((n) => [normalizeName(n), r.code] as const))),
-  ]),
+  Object.entries(REGION_TABLES).map(([cc, regions]) => [cc, new Map(regions.flatMap((r) => r.names.map((n) => [normalizeName(n), r.code] as const)))]),
 );
 
 /** Normalised US state or territory (code or name) → { country, admin1 code }. */
@@ -126,9 +164,9 @@ export const US_STATE_INDEX = new Map<string, { cc: string; code: string }>([
 ]);
 
 /** For the tests: every region table entry as [country, GeoNames admin1 code, names]. */
-export const regionTables: ReadonlyArray<readonly [string, string, readonly string[]]> = Object.entries(
-  REGION_TABLES,
-).flatMap(([cc, regions]) => regions.map((r) => [cc, r.code, r.names] as const));
+export const regionTables: ReadonlyArray<readonly [string, string, readonly string[]]> = Object.entries(REGION_TABLES).flatMap(([cc, regions]) =>
+  regions.map((r) => [cc, r.code, r.names] as const),
+);
 
 export const getCountries = lazy((): Map<string, string> => {
   return loadAndForget<CountriesModule, Map<string, string>>('i18n-iso-countries', (lib) => {
@@ -177,4 +215,3 @@ export function resolveRegion(cc: string, regionKey: string, cities: CityIndex, 
   }
   return null;
 }
-

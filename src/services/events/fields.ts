@@ -22,7 +22,13 @@ export type EventInput = Partial<EventCreate> & Pick<EventPatchById, 'password'>
  * under `name`). The caller reads the value: `input[name]` over four names would be a generic keyed
  * look-up on every write.
  */
-function dateField(raw: EventInput['start_date'], name: 'start_date' | 'end_date' | 'date' | 'date_utc', zone: string, at: Date, errors: ParamErrors): Date | null {
+function dateField(
+  raw: EventInput['start_date'],
+  name: 'start_date' | 'end_date' | 'date' | 'date_utc',
+  zone: string,
+  at: Date,
+  errors: ParamErrors,
+): Date | null {
   if (raw === undefined) return null;
   const parsed = parseDateInput(raw, { timezone: zone, now: at });
   if (parsed === null) errors.add(name, `${name} is not a valid date.`);
@@ -117,11 +123,7 @@ export function completeResolved(
   scheduleIfFuture(set, current, at);
 
   if (input.title !== undefined || input.description !== undefined || input.excerpt !== undefined) {
-    set.searchTerms = searchTermsOf(
-      set.title ?? current?.title,
-      set.description ?? current?.description,
-      set.excerpt ?? current?.excerpt,
-    );
+    set.searchTerms = searchTermsOf(set.title ?? current?.title, set.description ?? current?.description, set.excerpt ?? current?.excerpt);
   }
   set.modifiedUtc = at;
   if (current === null && set.authorId === undefined) set.authorId = caller.authorId;

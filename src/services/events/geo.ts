@@ -67,9 +67,7 @@ export function createEventGeo({ storage, geolocEnabled, now }: EventGeoDeps) {
     }
     if (query.geoloc !== undefined) {
       const located = await boundedDistinct(() => storage.venues.distinct('_id', { $and: [visible, { location: { $ne: null } }] }), 'geoloc', 'venues');
-      const clause: Filter = toBool(query.geoloc)
-        ? { venueId: { $in: located } }
-        : { $or: [{ venueId: null }, { venueId: { $nin: located } }] };
+      const clause: Filter = toBool(query.geoloc) ? { venueId: { $in: located } } : { $or: [{ venueId: null }, { venueId: { $nin: located } }] };
       return { clauses: [clause], near: undefined };
     }
     return off;
@@ -87,7 +85,14 @@ export type EventGeo = ReturnType<typeof createEventGeo>;
  * it selects the events to count, but the page read names its own venues, so it is left out there
  * (hundreds of index runs per read otherwise).
  */
-export async function distancePage(events: Collection<EventDoc>, filter: Filter, nearClause: Filter, hits: NearHit[], paging: { skip: number; perPage: number }, direction: 1 | -1): Promise<DistancePage> {
+export async function distancePage(
+  events: Collection<EventDoc>,
+  filter: Filter,
+  nearClause: Filter,
+  hits: NearHit[],
+  paging: { skip: number; perPage: number },
+  direction: 1 | -1,
+): Promise<DistancePage> {
   const counts = new Map((await events.countValues('venueId', filter)).map((r) => [r.value as number, r.count]));
   // Venues at exactly the same distance form one group, so their events interleave by start date.
   const groups: Array<{ ids: number[]; distance: number; count: number }> = [];

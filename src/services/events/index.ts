@@ -36,7 +36,17 @@ export interface EventsServiceDeps {
   now?: () => Date;
 }
 
-export function createEventsService({ storage, siteTimezone, perPageMax, geolocEnabled = true, venues, organizers, categories, tags, now = () => new Date() }: EventsServiceDeps) {
+export function createEventsService({
+  storage,
+  siteTimezone,
+  perPageMax,
+  geolocEnabled = true,
+  venues,
+  organizers,
+  categories,
+  tags,
+  now = () => new Date(),
+}: EventsServiceDeps) {
   const reads = createEventReads({ storage, venues, organizers, categories, tags, now });
   const links = createEventLinks({ storage, venues, organizers, categories, tags });
   const writes = createEventWrites({ storage, siteTimezone, links, categories, tags, now });

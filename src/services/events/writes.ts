@@ -98,7 +98,11 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
       if (slug !== current.slug) {
         const owner = await storage.events.findOne({ slug });
         if (owner && owner._id !== current._id) {
-          throw new ConflictError('rest_slug_conflict', { key: 'errorMessage.rest_slug_conflict.eventId', values: { slug, id: owner._id } }, { params: { slug: 'slug is already in use.' } });
+          throw new ConflictError(
+            'rest_slug_conflict',
+            { key: 'errorMessage.rest_slug_conflict.eventId', values: { slug, id: owner._id } },
+            { params: { slug: 'slug is already in use.' } },
+          );
         }
         set.slug = slug;
       }
@@ -110,7 +114,11 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
     } catch (err) {
       // Lost a race for the slug between the check and the write.
       if (err instanceof DuplicateKeyError && err.index === SLUG_INDEX) {
-        throw new ConflictError('rest_slug_conflict', { key: 'errorMessage.rest_slug_conflict.event', values: { slug: String(set.slug) } }, { params: { slug: 'slug is already in use.' } });
+        throw new ConflictError(
+          'rest_slug_conflict',
+          { key: 'errorMessage.rest_slug_conflict.event', values: { slug: String(set.slug) } },
+          { params: { slug: 'slug is already in use.' } },
+        );
       }
       throw err;
     }

@@ -125,7 +125,10 @@ export class ClauseAccesses {
       for (let i = 1; i < parts.length; i++) bits.or(parts[i]!.bits);
       return bits;
     };
-    const estimate = Math.min(this.host.liveCount, parts.reduce((sum, part) => sum + part.count, 0));
+    const estimate = Math.min(
+      this.host.liveCount,
+      parts.reduce((sum, part) => sum + part.count, 0),
+    );
     const materializeCost = parts.length * this.bits.words * COST.word;
     return accessOf(base, {
       estimate,
@@ -145,7 +148,13 @@ export class ClauseAccesses {
     const family = path.family;
     if (family !== undefined) {
       const { key, predicate } = base;
-      return accessOf(base, { estimate: path.estimate, slots: path.slots, slotsCost: path.slotsCost, materializeCost: family.cost, materialize: () => ({ bits: family.materialize(key, predicate), shared: true }) });
+      return accessOf(base, {
+        estimate: path.estimate,
+        slots: path.slots,
+        slotsCost: path.slotsCost,
+        materializeCost: family.cost,
+        materialize: () => ({ bits: family.materialize(key, predicate), shared: true }),
+      });
     }
     return accessOf(base, {
       estimate: path.estimate,
@@ -164,8 +173,7 @@ export class ClauseAccesses {
     const liveCount = this.host.liveCount;
     const scanCost = liveCount * (base.testCost + COST.entry + COST.doc);
     const postable =
-      (expr.kind === 'cmp' && expr.op === '$eq' && indexableValue(expr.value)) ||
-      (expr.kind === 'in' && !expr.negated && expr.values.every(indexableValue));
+      (expr.kind === 'cmp' && expr.op === '$eq' && indexableValue(expr.value)) || (expr.kind === 'in' && !expr.negated && expr.values.every(indexableValue));
     if (postable && !expr.field.includes('.') && expr.field !== '_id') {
       // One pass builds the postings of every value of the field; later clauses on it are look-ups.
       // So the pass is spread over the sightings of any equality on the field (every search word).
@@ -222,7 +230,10 @@ export class ClauseAccesses {
         materialize: () => keep(this.bits.copyOf(this.host.live).andNot(unionInto(this.bits.scratch()))),
       });
     }
-    const estimate = Math.min(this.host.liveCount, plans.reduce((sum, plan) => sum + plan.estimate, 0));
+    const estimate = Math.min(
+      this.host.liveCount,
+      plans.reduce((sum, plan) => sum + plan.estimate, 0),
+    );
     return accessOf(base, {
       estimate,
       slots: () => {

@@ -150,13 +150,7 @@ function dateBoundFamily(expr: Expr): { key: string; bounds: Map<string, DateBou
  */
 export function listedClause(expr: Expr, field: string): { values: Scalar[]; rest: Expr } | null {
   if (expr.kind !== 'and' || field.includes('.')) return null;
-  const at = expr.children.findIndex(
-    (child) =>
-      child.kind === 'in' &&
-      child.field === field &&
-      !child.negated &&
-      child.values.every(isPlainKey),
-  );
+  const at = expr.children.findIndex((child) => child.kind === 'in' && child.field === field && !child.negated && child.values.every(isPlainKey));
   if (at < 0) return null;
   const clause = expr.children[at] as Extract<Expr, { kind: 'in' }>;
   return { values: clause.values, rest: { kind: 'and', children: expr.children.filter((_, i) => i !== at) } };

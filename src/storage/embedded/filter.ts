@@ -108,11 +108,8 @@ function walkObject(filter: Record<string, unknown>, position: Position, state: 
     const where = `${position.path}.${key}`;
     if (key === '$and' || key === '$or' || key === '$nor') {
       const children = checkFilterList(value, where);
-      const childPosition: Position =
-        key === '$and' ? { textAllowed: topLevel, path: where } : { textAllowed: false, path: where };
-      const parsed = children.map((child, i) =>
-        andOf(walkObject(child, { ...childPosition, path: `${where}[${i}]` }, state, false)),
-      );
+      const childPosition: Position = key === '$and' ? { textAllowed: topLevel, path: where } : { textAllowed: false, path: where };
+      const parsed = children.map((child, i) => andOf(walkObject(child, { ...childPosition, path: `${where}[${i}]` }, state, false)));
       if (key === '$and') {
         for (const child of parsed) conjuncts.push(...(child.kind === 'and' ? child.children : [child]));
       } else {

@@ -16,14 +16,7 @@ const SMALL_BUCKET = 32;
 
 function isValidLngLat(lng: unknown, lat: unknown): boolean {
   return (
-    typeof lng === 'number' &&
-    typeof lat === 'number' &&
-    Number.isFinite(lng) &&
-    Number.isFinite(lat) &&
-    lng >= -180 &&
-    lng <= 180 &&
-    lat >= -90 &&
-    lat <= 90
+    typeof lng === 'number' && typeof lat === 'number' && Number.isFinite(lng) && Number.isFinite(lat) && lng >= -180 && lng <= 180 && lat >= -90 && lat <= 90
   );
 }
 
@@ -104,9 +97,7 @@ export class GeoIndex {
   pointsOf(id: number, value: unknown): LngLat[] {
     const extracted = extractPoints(value);
     if ('error' in extracted) {
-      throw new UnsupportedQueryError(
-        `Can't extract geo keys for index ${this.name} from document ${id}: ${extracted.error}.`,
-      );
+      throw new UnsupportedQueryError(`Can't extract geo keys for index ${this.name} from document ${id}: ${extracted.error}.`);
     }
     return extracted.points;
   }

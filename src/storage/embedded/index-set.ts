@@ -86,7 +86,11 @@ export class IndexSet {
     }
     const geoFields = keys.filter(([, type]) => type === '2dsphere').map(([field]) => field);
     if (geoFields.length > 0) this.buildGeoIndexes(definition, geoFields);
-    else this.buildSortedIndex(definition, keys.map(([field]) => field));
+    else
+      this.buildSortedIndex(
+        definition,
+        keys.map(([field]) => field),
+      );
   }
 
   private buildGeoIndexes(definition: IndexDefinition, fields: readonly string[]): void {

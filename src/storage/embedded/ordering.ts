@@ -60,7 +60,12 @@ function chosenWalk(host: OrderingHost, size: number, wanted: number, sort: Sort
 }
 
 /** How `pageSlots` would order this page (explain): the index it walks, or a sort in memory. */
-export function orderPlan(host: OrderingHost, matches: MatchSet, request: PageRequest, restrictions: readonly Restriction[]): { sort: 'index' | 'memory' | 'none'; index?: string } {
+export function orderPlan(
+  host: OrderingHost,
+  matches: MatchSet,
+  request: PageRequest,
+  restrictions: readonly Restriction[],
+): { sort: 'index' | 'memory' | 'none'; index?: string } {
   if (request.sort.length === 0) return { sort: 'none' };
   if (matches.size === 0) return { sort: 'index' };
   const end = request.limit === 0 ? Infinity : request.skip + request.limit;
@@ -100,7 +105,10 @@ function rankSlots(docs: OrderingHost['docs'], matches: MatchSet, sort: Sort, sk
   if (end * 4 >= matches.size) {
     const keyed: Keyed[] = [];
     matches.forEach((slot) => void keyed.push({ slot, keys: keysOf(docs[slot]!, []) }));
-    return keyed.sort(compare).slice(skip, end).map((k) => k.slot);
+    return keyed
+      .sort(compare)
+      .slice(skip, end)
+      .map((k) => k.slot);
   }
   // Only the first `end` matter: keep them in a max-heap of that size. A match is keyed into a
   // scratch entry and copied only when it enters the heap (the evicted entry is reused), so a
@@ -140,7 +148,10 @@ function rankSlots(docs: OrderingHost['docs'], matches: MatchSet, sort: Sort, sk
       down(0);
     }
   });
-  return heap.sort(compare).slice(skip).map((k) => k.slot);
+  return heap
+    .sort(compare)
+    .slice(skip)
+    .map((k) => k.slot);
 }
 
 interface Walk {

@@ -136,7 +136,9 @@ export class Planner {
         return { indexes: [], scan: true };
       case 'cmp':
       case 'in': {
-        const lookup = (expr.kind === 'cmp' && expr.op === '$eq' && indexableValue(expr.value)) || (expr.kind === 'in' && !expr.negated && expr.values.every(indexableValue));
+        const lookup =
+          (expr.kind === 'cmp' && expr.op === '$eq' && indexableValue(expr.value)) ||
+          (expr.kind === 'in' && !expr.negated && expr.values.every(indexableValue));
         const range = expr.kind === 'cmp' && expr.op !== '$eq' && expr.op !== '$ne' && indexableValue(expr.value);
         if (expr.field === '_id' && lookup) return { indexes: ['_id_'], scan: false };
         if (expr.field.includes('.') || (!lookup && !range)) return { indexes: [], scan: true };

@@ -140,8 +140,7 @@ function equalsTest(operand: Scalar): ValueTest {
  * only NaN and is neither greater nor less than anything (ComparisonMatchExpressionBase).
  */
 function rangeTest(op: Exclude<ComparisonOperator, '$eq' | '$ne'>, operand: Exclude<Scalar, null>): ValueTest {
-  const accepts =
-    op === '$gt' ? (c: number) => c > 0 : op === '$gte' ? (c: number) => c >= 0 : op === '$lt' ? (c: number) => c < 0 : (c: number) => c <= 0;
+  const accepts = op === '$gt' ? (c: number) => c > 0 : op === '$gte' ? (c: number) => c >= 0 : op === '$lt' ? (c: number) => c < 0 : (c: number) => c <= 0;
   if (operand instanceof Date) {
     const time = operand.getTime();
     return (value) => value instanceof Date && accepts(value.getTime() - time);

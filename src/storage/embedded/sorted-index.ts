@@ -217,7 +217,12 @@ export class SortedIndex {
     this.pending = this.emptyColumns();
     const placed = this.total - added;
     if (added * 16 < placed) {
-      for (let e = 0; e < added; e++) this.place(pending.keys.map((column) => column[e]), pending.ids[e]!, pending.slots[e]!);
+      for (let e = 0; e < added; e++)
+        this.place(
+          pending.keys.map((column) => column[e]),
+          pending.ids[e]!,
+          pending.slots[e]!,
+        );
       return;
     }
     const entries = this.emptyColumns();

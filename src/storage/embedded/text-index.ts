@@ -24,9 +24,7 @@ export class TextIndex {
     // A compound text index needs equality on its other keys in every $text query; nothing needs
     // that today, so refuse it instead of serving $text with different rules than MongoDB.
     if (textFields.length !== entries.length) {
-      throw new UnsupportedQueryError(
-        `Text index ${definition.name} mixes text and non-text keys, which the embedded engine does not support.`,
-      );
+      throw new UnsupportedQueryError(`Text index ${definition.name} mixes text and non-text keys, which the embedded engine does not support.`);
     }
     if (textFields.includes('$**')) {
       throw new UnsupportedQueryError(`Wildcard text index ${definition.name} is not supported by the embedded engine.`);

@@ -94,7 +94,10 @@ export function storable(value: unknown, path: string): unknown {
         storable((value as Record<string, unknown>)[key], `${path}.${key}`);
       }
     }
-    throw new UnstorableValueError(path, typeof value === 'object' && value !== null ? `a ${value.constructor?.name ?? 'non-plain'} object` : `a value of type ${typeof value}`);
+    throw new UnstorableValueError(
+      path,
+      typeof value === 'object' && value !== null ? `a ${value.constructor?.name ?? 'non-plain'} object` : `a value of type ${typeof value}`,
+    );
   }
 }
 
@@ -108,11 +111,19 @@ type Stores = Record<CollectionName | 'sequences', Database>;
  */
 function openEnvironment(dir: string): { env: RootDatabase; dbs: Stores } {
   const env = openLmdb({ path: dir, maxDbs: COLLECTION_NAMES.length + 1, overlappingSync: false });
-  const dbs = Object.fromEntries(['sequences', ...COLLECTION_NAMES].map((name) => [name, env.openDB(name, { encoding: 'msgpack', sharedStructuresKey: Symbol.for('structures') })]));
+  const dbs = Object.fromEntries(
+    ['sequences', ...COLLECTION_NAMES].map((name) => [name, env.openDB(name, { encoding: 'msgpack', sharedStructuresKey: Symbol.for('structures') })]),
+  );
   return { env, dbs: dbs as Stores };
 }
 
-const SEQUENCE_OF: Partial<Record<CollectionName, SequenceName>> = { events: 'posts', venues: 'posts', organizers: 'posts', categories: 'terms', tags: 'terms' };
+const SEQUENCE_OF: Partial<Record<CollectionName, SequenceName>> = {
+  events: 'posts',
+  venues: 'posts',
+  organizers: 'posts',
+  categories: 'terms',
+  tags: 'terms',
+};
 const READS = ['findById', 'findOne', 'find', 'findPage', 'count', 'distinct', 'countValues', 'explain', 'near'] as const;
 
 /**
@@ -130,7 +141,10 @@ async function loadDirectory(dir: string, inner: ReturnType<typeof createEmbedde
         for (const [sequence, value] of state.sequences) void dbs.sequences.put(sequence, value);
       }),
     );
-    if (imported) log.info(`durable storage: imported ${imported.documents} documents of the write-ahead log into LMDB; its files are in ${imported.aside}${imported.torn ? ` (${imported.torn})` : ''}`);
+    if (imported)
+      log.info(
+        `durable storage: imported ${imported.documents} documents of the write-ahead log into LMDB; its files are in ${imported.aside}${imported.torn ? ` (${imported.torn})` : ''}`,
+      );
     for (const sequence of ['posts', 'terms'] as const) counters.set(sequence, (dbs.sequences.get(sequence) as number | undefined) ?? 0);
     for (const name of COLLECTION_NAMES) {
       const collection = inner[name] as unknown as Collection<Doc>;
@@ -229,7 +243,9 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
   let closing: Promise<void> | null = null;
 
   const collections = (bulk: boolean) =>
-    Object.fromEntries(COLLECTION_NAMES.map((name) => [name, wrapCollection(dbs[name], inner[name] as unknown as Collection<Doc>, writes, bulk)])) as unknown as Pick<Storage, CollectionName>;
+    Object.fromEntries(
+      COLLECTION_NAMES.map((name) => [name, wrapCollection(dbs[name], inner[name] as unknown as Collection<Doc>, writes, bulk)]),
+    ) as unknown as Pick<Storage, CollectionName>;
 
   const storage: LmdbStorage = {
     engine: 'embedded',

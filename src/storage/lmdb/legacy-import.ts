@@ -75,10 +75,12 @@ function records(bytes: Buffer): { records: unknown[][]; bad: string | null } {
 /** Reads the legacy files among `names` in `dir` (null when none holds data). */
 export async function readLegacyDirectory(dir: string, names: readonly string[]): Promise<LegacyState | null> {
   const generations = (kind: string) =>
-    names.flatMap((name) => {
-      const match = FILE.exec(name);
-      return match?.[1] === kind && match[4] === undefined ? [Number(match[2])] : [];
-    }).sort((a, b) => a - b);
+    names
+      .flatMap((name) => {
+        const match = FILE.exec(name);
+        return match?.[1] === kind && match[4] === undefined ? [Number(match[2])] : [];
+      })
+      .sort((a, b) => a - b);
   const base = generations('snapshot').at(-1) ?? 0;
   const logs = generations('wal').filter((generation) => generation >= base);
   if (base === 0 && logs.length === 0) return null;
@@ -103,8 +105,10 @@ export async function readLegacyDirectory(dir: string, names: readonly string[])
     const [header, ...body] = read.records;
     // A newest log whose header was never complete holds nothing.
     if (header === undefined) continue;
-    if (header[0] !== (snapshot ? 'snapshot' : 'wal') || header[2] !== Number(FILE.exec(name)![2])) throw new DataDirectoryCorruptError(`${name} has no header`);
-    if (!READABLE_FORMATS.includes(header[1] as number)) throw new DataDirectoryCorruptError(`${name} is in format ${String(header[1])}; this version reads ${READABLE_FORMATS.join(', ')}`);
+    if (header[0] !== (snapshot ? 'snapshot' : 'wal') || header[2] !== Number(FILE.exec(name)![2]))
+      throw new DataDirectoryCorruptError(`${name} has no header`);
+    if (!READABLE_FORMATS.includes(header[1] as number))
+      throw new DataDirectoryCorruptError(`${name} is in format ${String(header[1])}; this version reads ${READABLE_FORMATS.join(', ')}`);
     if (snapshot && JSON.stringify(body.pop()) !== JSON.stringify(['end', body.length])) throw new DataDirectoryCorruptError(`${name} is incomplete`);
     for (const record of body) {
       const [type, a, b] = record;
@@ -123,7 +127,10 @@ export async function readLegacyDirectory(dir: string, names: readonly string[])
  * (a crash in between imports the same state again at the next open). Returns the folder they are
  * in, or null when there was nothing to import.
  */
-export async function importLegacyDirectory(dir: string, store: (state: LegacyState) => Promise<void>): Promise<{ aside: string; documents: number; torn: string | null } | null> {
+export async function importLegacyDirectory(
+  dir: string,
+  store: (state: LegacyState) => Promise<void>,
+): Promise<{ aside: string; documents: number; torn: string | null } | null> {
   const names = (await readdir(dir)).filter((name) => FILE.test(name));
   const state = await readLegacyDirectory(dir, names);
   if (state === null && names.length === 0) return null;

@@ -18,7 +18,9 @@ const held = new Set<string>();
 /** The directory is open in another live process. */
 export class DataDirectoryLockedError extends Error {
   constructor(dir: string, pid: number) {
-    super(`The data directory ${dir} is in use by ${pid > 0 ? `process ${pid}` : 'another process'}. Stop that process, or if it is not ours, remove ${join(dir, 'lock')}.`);
+    super(
+      `The data directory ${dir} is in use by ${pid > 0 ? `process ${pid}` : 'another process'}. Stop that process, or if it is not ours, remove ${join(dir, 'lock')}.`,
+    );
     this.name = 'DataDirectoryLockedError';
   }
 }
@@ -50,7 +52,10 @@ export async function lockDirectory(dir: string): Promise<{ release(): Promise<v
   for (let attempt = 0; ; attempt++) {
     try {
       const handle = await open(path, 'wx');
-      await handle.writeFile(`${process.pid}\n`).then(() => handle.sync()).finally(() => handle.close());
+      await handle
+        .writeFile(`${process.pid}\n`)
+        .then(() => handle.sync())
+        .finally(() => handle.close());
       held.add(resolve(dir));
       return {
         release: async () => {

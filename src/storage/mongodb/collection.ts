@@ -98,10 +98,7 @@ function scansWholeCollection(node: Record<string, unknown>): boolean {
   const bounds = node.indexBounds;
   if (bounds === null || typeof bounds !== 'object' || Array.isArray(bounds)) return false;
   const fields = Object.values(bounds as Record<string, unknown>);
-  return (
-    fields.length > 0 &&
-    fields.every((intervals) => Array.isArray(intervals) && intervals.length === 1 && WHOLE_FIELD.has(intervals[0] as string))
-  );
+  return fields.length > 0 && fields.every((intervals) => Array.isArray(intervals) && intervals.length === 1 && WHOLE_FIELD.has(intervals[0] as string));
 }
 
 /**
@@ -151,8 +148,7 @@ type Writes = 'insertOne' | 'insertMany' | 'updateById' | 'updateMany' | 'delete
 
 /** Documents by id, filter and page, their count, and the plan of a query. */
 function mongoReads<T extends { _id: number }>({ collection, run, readOptions }: MongoContext): Pick<Collection<T>, Reads> {
-  const findById = (id: number): Promise<T | null> =>
-    run('findOne', async () => (await collection.findOne({ _id: id }, readOptions)) as unknown as T | null);
+  const findById = (id: number): Promise<T | null> => run('findOne', async () => (await collection.findOne({ _id: id }, readOptions)) as unknown as T | null);
 
   const find = (query: CompiledQuery): Promise<T[]> =>
     run('find', async () => {
@@ -167,8 +163,7 @@ function mongoReads<T extends { _id: number }>({ collection, run, readOptions }:
 
   // countDocuments is an aggregation whose first stage is `$match: filter`; `$text` is allowed
   // there because it is the first stage, and `$geoWithin` is allowed in `$match` (only $near is not).
-  const count = (filter: Filter): Promise<number> =>
-    run('countDocuments', () => collection.countDocuments(filter as Document, readOptions));
+  const count = (filter: Filter): Promise<number> => run('countDocuments', () => collection.countDocuments(filter as Document, readOptions));
 
   return {
     explain(query) {
@@ -226,9 +221,7 @@ function mongoAggregations<T extends { _id: number }>({ collection, run, readOpt
       return run('aggregate', async () => {
         const groups = await collection.aggregate<{ _id: unknown; count: number }>(pipeline, readOptions).toArray();
         // Nulls (explicit, missing, null array elements) form a group of their own; the port leaves it out.
-        return groups
-          .filter((group) => group._id !== null && group._id !== undefined)
-          .map((group) => ({ value: group._id as Scalar, count: group.count }));
+        return groups.filter((group) => group._id !== null && group._id !== undefined).map((group) => ({ value: group._id as Scalar, count: group.count }));
       });
     },
 

@@ -12,9 +12,7 @@ export interface CounterDoc {
 }
 
 function isDuplicateKey(error: unknown): boolean {
-  return (
-    error !== null && typeof error === 'object' && 'code' in error && (error.code === 11000 || error.code === 11001)
-  );
+  return error !== null && typeof error === 'object' && 'code' in error && (error.code === 11000 || error.code === 11001);
 }
 
 export function createSequences(

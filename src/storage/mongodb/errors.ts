@@ -178,9 +178,7 @@ function messageNames(message: string, name: string): boolean {
  */
 export function duplicateKeyIndexName(error: MongoError | DuplicateKeyReport, indexes: readonly IndexDefinition[] = []): string {
   const message = error.message;
-  const declared = ['_id_', ...indexes.map((index) => index.name)]
-    .filter((name) => messageNames(message, name))
-    .sort((a, b) => b.length - a.length)[0];
+  const declared = ['_id_', ...indexes.map((index) => index.name)].filter((name) => messageNames(message, name)).sort((a, b) => b.length - a.length)[0];
   if (declared !== undefined) return declared;
   const fromMessage = CURRENT_WORDING.exec(message)?.[1] ?? LEGACY_WORDING.exec(message)?.[1];
   if (fromMessage) return fromMessage;
@@ -219,11 +217,7 @@ function describe(error: unknown): string {
  * The error to throw in place of `error`, raised by `operation` (e.g. `events.insertOne`).
  * `indexes` are the collection's declared indexes, used to name a duplicate key's index.
  */
-export function translateMongoError(
-  error: unknown,
-  operation: string,
-  indexes: readonly IndexDefinition[] = [],
-): Error {
+export function translateMongoError(error: unknown, operation: string, indexes: readonly IndexDefinition[] = []): Error {
   // Already ours (e.g. thrown by a nested call): never wrap twice.
   if (error instanceof ApiError || error instanceof DuplicateKeyError) return error;
   if (error instanceof MongoError) {
@@ -257,11 +251,7 @@ export function translateMongoError(
 }
 
 /** Runs a driver call and translates whatever it throws. */
-export async function guarded<R>(
-  operation: string,
-  run: () => Promise<R>,
-  indexes: readonly IndexDefinition[] = [],
-): Promise<R> {
+export async function guarded<R>(operation: string, run: () => Promise<R>, indexes: readonly IndexDefinition[] = []): Promise<R> {
   try {
     return await run();
   } catch (error) {
@@ -278,13 +268,11 @@ export async function guarded<R>(
  * only when every write error is a duplicate key, no write concern failed, and the inserted
  * documents plus the failed ones are exactly the `documents` sent.
  */
-export function insertManyFailures(
-  error: unknown,
-  documents: number,
-  indexes: readonly IndexDefinition[] = [],
-): InsertManyFailure[] | null {
+export function insertManyFailures(error: unknown, documents: number, indexes: readonly IndexDefinition[] = []): InsertManyFailure[] | null {
   if (!(error instanceof MongoBulkWriteError) || writeConcernFailed(error)) return null;
-  const writeErrors: readonly WriteError[] = Array.isArray(error.writeErrors) ? (error.writeErrors as readonly WriteError[]) : [error.writeErrors as WriteError];
+  const writeErrors: readonly WriteError[] = Array.isArray(error.writeErrors)
+    ? (error.writeErrors as readonly WriteError[])
+    : [error.writeErrors as WriteError];
   if (writeErrors.length === 0) return null;
   const inserted = (error as { result?: { insertedCount?: unknown } }).result?.insertedCount;
   if (typeof inserted !== 'number' || inserted + writeErrors.length !== documents) return null;

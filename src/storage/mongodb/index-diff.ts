@@ -149,7 +149,8 @@ export function indexDifferences(wanted: IndexDefinition, actual: ListedIndex): 
       }
       continue;
     }
-    if (!sameValue(w.options[option], a.options[option])) differences.push(`${option}: indexes/ ${show(w.options[option])}, database ${show(a.options[option])}`);
+    if (!sameValue(w.options[option], a.options[option]))
+      differences.push(`${option}: indexes/ ${show(w.options[option])}, database ${show(a.options[option])}`);
   }
   return differences;
 }
@@ -282,7 +283,15 @@ const qualified = (collection: string, name: string) => `${collection}.${name}`;
  * changed index it would replace dropped): the report names the blocker instead.
  */
 export async function syncIndexSet(target: IndexTarget, indexes: IndexSet, mode: IndexSyncMode): Promise<IndexSyncReport> {
-  const report: IndexSyncReport = { diffs: [], created: [], recreated: [], dropped: [], resolved: [], blocked: [], remaining: { changed: [], unknown: [], missing: [] } };
+  const report: IndexSyncReport = {
+    diffs: [],
+    created: [],
+    recreated: [],
+    dropped: [],
+    resolved: [],
+    blocked: [],
+    remaining: { changed: [], unknown: [], missing: [] },
+  };
   for (const collection of COLLECTION_NAMES) {
     const diff = diffIndexes(collection, indexes[collection], await target.list(collection));
     report.diffs.push(diff);
@@ -297,7 +306,11 @@ export async function syncIndexSet(target: IndexTarget, indexes: IndexSet, mode:
     // Indexes rebuilt are dropped first: only the changed ones kept can stand in the way.
     const rebuilding = mode.recreate ? diff.changed : [];
     const kept = mode.recreate ? [] : diff.changed;
-    const conflicts = findConflicts(collection, [...diff.missing, ...rebuilding.map((c) => c.wanted)], [...unknownCandidates(diff), ...changedCandidates(kept)]);
+    const conflicts = findConflicts(
+      collection,
+      [...diff.missing, ...rebuilding.map((c) => c.wanted)],
+      [...unknownCandidates(diff), ...changedCandidates(kept)],
+    );
     const removable = (c: IndexConflict) => c.existingKind === 'unknown' && mode.dropUnknown;
     const blocked = conflicts.filter((c) => !removable(c));
     const blockedNames = new Set(blocked.map((c) => c.wanted.name));

@@ -4,12 +4,7 @@
  */
 import { type Db, MongoClient, type MongoClientOptions, MongoServerError } from 'mongodb';
 import { StorageUnavailableError } from '../../errors.js';
-import {
-  type CollectionName,
-  type DocumentTypes,
-  type IndexSet,
-  type Storage,
-} from '../port.js';
+import { type CollectionName, type DocumentTypes, type IndexSet, type Storage } from '../port.js';
 import { createMongoCollection, type StoredDocument } from './collection.js';
 import { type CounterDoc, createSequences } from './counters.js';
 import { guarded, translateMongoError } from './errors.js';

@@ -108,11 +108,7 @@ async function cachedBinaries(module: MemoryServerModule): Promise<CacheCandidat
   const options = await module.DryMongoBinary.generateOptions({});
   const paths = await module.DryMongoBinary.generatePaths(options);
   const directories = [
-    ...new Set(
-      [paths.resolveConfig, paths.homeCache, paths.modulesCache, paths.relative]
-        .filter((p) => p.length > 0)
-        .map((p) => path.dirname(p)),
-    ),
+    ...new Set([paths.resolveConfig, paths.homeCache, paths.modulesCache, paths.relative].filter((p) => p.length > 0).map((p) => path.dirname(p))),
   ];
   const pattern = /^mongod-(?<arch>[^-]+)-.+-(?<version>\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)(?:\.exe)?$/;
   const candidates: CacheCandidate[] = [];
