@@ -66,8 +66,8 @@ function forwardingStorage(current: () => Storage): Storage {
     {},
     {
       ...top,
-      get: (object, property, receiver) =>
-        typeof property === 'string' && collections.has(property) ? collections.get(property) : top.get!(object, property, receiver),
+      get: (object, property, receiver): unknown =>
+        typeof property === 'string' && collections.has(property) ? collections.get(property) : (top.get!(object, property, receiver) as unknown),
     },
   ) as Storage;
 }
