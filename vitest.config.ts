@@ -12,7 +12,9 @@ export default defineConfig({
     // Decides once per run where MongoDB comes from (and starts one in-memory server if need be);
     // the root's provided context reaches every project.
     globalSetup: ['test/helpers/global-setup.ts'],
-    maxWorkers: 2,
+    // One more worker than this machine's two CPUs: the process suites spend much of their time
+    // waiting for the servers and commands they start.
+    maxWorkers: 3,
     // `npm run coverage` only (npm test runs without it). The thresholds are the level the suite
     // reaches, rounded down to a whole percent: a change that drops below fails the run.
     coverage: {
