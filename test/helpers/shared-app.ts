@@ -67,7 +67,7 @@ function forwardingStorage(current: () => Storage): Storage {
     {
       ...top,
       get: (object, property, receiver) =>
-        typeof property === 'string' && collections.has(property) ? collections.get(property) : top.get!(object, property, receiver),
+        typeof property === 'string' && collections.has(property) ? collections.get(property) : (top.get!(object, property, receiver) as unknown),
     },
   ) as Storage;
 }

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { type LightMyRequestResponse } from 'fastify';
-import { API, EDITOR, type TestApp, countAll, createEvent, createEventOk, json, openTestApp, snapshot } from '../helpers/app.js';
+import { API, EDITOR, type TestApp, countAll, createEvent, createEventOk, json, snapshot } from '../helpers/app.js';
 import { routeEnginesUnderTest } from '../helpers/engines.js';
 import { sharedTestApp } from '../helpers/shared-app.js';
 
