@@ -13,6 +13,14 @@ export default defineConfig({
     // the root's provided context reaches every project.
     globalSetup: ['test/helpers/global-setup.ts'],
     maxWorkers: 2,
+    // `npm run coverage` only (npm test runs without it). The thresholds are the level the suite
+    // reaches, rounded down to a whole percent: a change that drops below fails the run.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts', 'indexes/**/*.ts'],
+      reporter: ['text-summary', 'html'],
+      thresholds: { lines: 95, functions: 94, branches: 87, statements: 92 },
+    },
     projects: [
       {
         test: {

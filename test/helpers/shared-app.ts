@@ -66,7 +66,7 @@ function forwardingStorage(current: () => Storage): Storage {
     {},
     {
       ...top,
-      get: (object, property, receiver) =>
+      get: (object, property, receiver): unknown =>
         typeof property === 'string' && collections.has(property) ? collections.get(property) : (top.get!(object, property, receiver) as unknown),
     },
   ) as Storage;
