@@ -187,6 +187,14 @@ function termParams({ kind, hierarchical, lookup, all }: TermStore) {
 }
 
 /** Creates, updates and deletes of terms. */
+/** 409 duplicate_term_slug: another term owns `slug`. */
+const duplicateTermSlug = (slug: string | undefined): ConflictError =>
+  new ConflictError(
+    'duplicate_term_slug',
+    { key: 'errorMessage.duplicate_term_slug', values: { slug: String(slug) } },
+    { params: { slug: 'slug is already in use.' } },
+  );
+
 function termWrites(
   { taxonomy, storage, collection, kind, hierarchical, nameIndex, slugIndex, find, all, termExists, findByName, insert }: TermStore,
   { counts, invalidate }: ReturnType<typeof termCounts>,
@@ -246,25 +254,14 @@ function termWrites(
       }
       if (set.slug !== undefined && set.slug !== current.slug) {
         const owner = await collection.findOne({ slug: set.slug });
-        if (owner && owner._id !== id)
-          throw new ConflictError(
-            'duplicate_term_slug',
-            { key: 'errorMessage.duplicate_term_slug', values: { slug: String(set.slug) } },
-            { params: { slug: 'slug is already in use.' } },
-          );
+        if (owner && owner._id !== id) throw duplicateTermSlug(set.slug);
       }
       try {
         const updated = await collection.updateById(id, { $set: set });
         if (!updated) throw new NotFoundError(kind, id);
         return { doc: updated, count: (await counts()).get(id) ?? 0 };
       } catch (err) {
-        if (err instanceof DuplicateKeyError && err.index === slugIndex) {
-          throw new ConflictError(
-            'duplicate_term_slug',
-            { key: 'errorMessage.duplicate_term_slug', values: { slug: String(set.slug) } },
-            { params: { slug: 'slug is already in use.' } },
-          );
-        }
+        if (err instanceof DuplicateKeyError && err.index === slugIndex) throw duplicateTermSlug(set.slug);
         if (err instanceof DuplicateKeyError && err.index === nameIndex) throw termExists(await findByName(nameKey, parent));
         throw err;
       }

@@ -47,6 +47,28 @@ export interface EventWritesDeps {
   now: () => Date;
 }
 
+/** 409 rest_slug_conflict when another event owns `slug`. */
+async function assertSlugFree(storage: Pick<Storage, 'events'>, slug: string, id: number): Promise<void> {
+  const owner = await storage.events.findOne({ slug });
+  if (owner && owner._id !== id) {
+    throw new ConflictError(
+      'rest_slug_conflict',
+      { key: 'errorMessage.rest_slug_conflict.eventId', values: { slug, id: owner._id } },
+      { params: { slug: 'slug is already in use.' } },
+    );
+  }
+}
+
+/** A write's error: a 409 when it lost a race for the slug between the check and the write. */
+function slugConflictOf(err: unknown, slug: string | undefined): unknown {
+  if (!(err instanceof DuplicateKeyError && err.index === SLUG_INDEX)) return err;
+  return new ConflictError(
+    'rest_slug_conflict',
+    { key: 'errorMessage.rest_slug_conflict.event', values: { slug: String(slug) } },
+    { params: { slug: 'slug is already in use.' } },
+  );
+}
+
 export function createEventWrites({ storage, siteTimezone, links: linker, categories, tags, now }: EventWritesDeps) {
   /** Term counts include this event from now on. */
   function termsChanged(): void {
@@ -95,32 +117,15 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
     const { set, links } = await resolve(input, current, caller);
     if (input.slug !== undefined) {
       const slug = slugFrom(input.slug, current.slug);
-      if (slug !== current.slug) {
-        const owner = await storage.events.findOne({ slug });
-        if (owner && owner._id !== current._id) {
-          throw new ConflictError(
-            'rest_slug_conflict',
-            { key: 'errorMessage.rest_slug_conflict.eventId', values: { slug, id: owner._id } },
-            { params: { slug: 'slug is already in use.' } },
-          );
-        }
-        set.slug = slug;
-      }
+      if (slug !== current.slug) await assertSlugFree(storage, slug, current._id);
+      if (slug !== current.slug) set.slug = slug;
     }
     await linker.commitLinks(set, links, caller);
     let updated: EventDoc | null;
     try {
       updated = await storage.events.updateById(current._id, { $set: set });
     } catch (err) {
-      // Lost a race for the slug between the check and the write.
-      if (err instanceof DuplicateKeyError && err.index === SLUG_INDEX) {
-        throw new ConflictError(
-          'rest_slug_conflict',
-          { key: 'errorMessage.rest_slug_conflict.event', values: { slug: String(set.slug) } },
-          { params: { slug: 'slug is already in use.' } },
-        );
-      }
-      throw err;
+      throw slugConflictOf(err, set.slug);
     }
     if (!updated) throw new NotFoundError('event', current._id);
     termsChanged();
