@@ -18,6 +18,7 @@ import {
   openTestApp,
 } from '../helpers/app.js';
 import { routeEnginesUnderTest } from '../helpers/engines.js';
+import { ORGANIZER_KEYS } from '../helpers/representations.js';
 
 const { engines } = await routeEnginesUnderTest();
 
@@ -90,24 +91,7 @@ const SAMPLE_10_VENUE_KEYS = [
   'global_id',
   'global_id_lineage',
 ];
-const SAMPLE_10_ORGANIZER_KEYS = [
-  'id',
-  'author',
-  'status',
-  'date',
-  'date_utc',
-  'modified',
-  'modified_utc',
-  'url',
-  'organizer',
-  'description',
-  'slug',
-  'phone',
-  'website',
-  'email',
-  'global_id',
-  'global_id_lineage',
-];
+const SAMPLE_10_ORGANIZER_KEYS = ORGANIZER_KEYS;
 const SAMPLE_10_TERM_KEYS = ['name', 'slug', 'term_group', 'term_taxonomy_id', 'taxonomy', 'description', 'parent', 'count', 'filter', 'id', 'urls'];
 
 const WALL_CLOCK = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;

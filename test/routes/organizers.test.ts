@@ -23,6 +23,7 @@ import {
 } from '../helpers/app.js';
 import { routeEnginesUnderTest } from '../helpers/engines.js';
 import { slowEngine } from '../helpers/latency.js';
+import { ORGANIZER_KEYS } from '../helpers/representations.js';
 
 const { engines } = await routeEnginesUnderTest();
 
@@ -45,24 +46,7 @@ const SAMPLE_07_REQUEST = {
   description: 'An organizer created by the peer sample script',
 };
 /** Keys of sample 07-create-organizer.json, in order. */
-const SAMPLE_07_KEYS = [
-  'id',
-  'author',
-  'status',
-  'date',
-  'date_utc',
-  'modified',
-  'modified_utc',
-  'url',
-  'organizer',
-  'description',
-  'slug',
-  'phone',
-  'website',
-  'email',
-  'global_id',
-  'global_id_lineage',
-];
+const SAMPLE_07_KEYS = ORGANIZER_KEYS;
 /** Keys of sample 33-organizer-by-id.json: json_ld after email, before the global ids. */
 const SAMPLE_33_KEYS = [...SAMPLE_07_KEYS.slice(0, 14), 'json_ld', ...SAMPLE_07_KEYS.slice(14)];
 const ALL_KEYS = [
