@@ -115,7 +115,7 @@ describe('seed data', () => {
     }
   });
 
-  it('is loaded by start-up seeding into an empty store, in under 2 s, and not again', async () => {
+  it('is loaded by start-up seeding into an empty store, and not again', async () => {
     expect(defaultSeedsDir()).toBe(dir);
     const storage = await openStorage();
     storages.push(storage);
@@ -123,7 +123,6 @@ describe('seed data', () => {
     const logs: string[] = [];
     const report = await seedIfEmpty({ storage, config, log: { info: (m) => logs.push(m) } });
     expect(report?.outcome).toBe('ok');
-    expect(report?.durationMs).toBeLessThan(2000);
     expect(await storage.events.count({})).toBe(seeds.events.length);
     expect(await storage.venues.count({ location: { $ne: null } })).toBe(40);
     expect(await storage.organizers.count({})).toBe(25);
