@@ -44,8 +44,6 @@ export interface LinkedPostDefinition<D extends LinkedPostDoc, I extends LinkedP
   blank(): Omit<D, keyof LinkedPostCommon>;
   /** Validates and applies the resource's own fields of `input` onto `set`. */
   resolveOwn(input: I, current: D | null, set: Partial<D>, errors: ParamErrors): void;
-  /** Adjusts the fields a duplicate create writes onto the existing record (optional). */
-  forDuplicate?(existing: D, set: Partial<D>): Partial<D>;
   /** The texts indexed for search, in the order of the text index (indexes/). */
   searchTexts(doc: D): Array<string | null | undefined>;
 }
@@ -87,13 +85,7 @@ interface LinkedPostContext<D extends LinkedPostDoc, I extends LinkedPostInput> 
   now: () => Date;
 }
 
-/** A duplicate keeps its own spelling of the name. */
-function withoutName<D extends LinkedPostDoc>(set: Partial<D>): Partial<D> {
-  const { name: _name, nameKey: _key, ...rest } = set;
-  return rest as Partial<D>;
-}
-
-/** Bodies into stored fields: validation, new records, search terms, what a duplicate create writes. */
+/** Bodies into stored fields: validation, new records, search terms. */
 function linkedPostFields<D extends LinkedPostDoc, I extends LinkedPostInput>({ def, siteTimezone, now }: LinkedPostContext<D, I>) {
   /** Validates a body into stored fields; errors are collected under `param` (nested) or per field. */
   function prepare(input: I & { [name: string]: unknown }, current: D | null, errors: ParamErrors, param?: string): Partial<D> {
@@ -170,19 +162,13 @@ function linkedPostFields<D extends LinkedPostDoc, I extends LinkedPostInput>({ 
     return changedFields(current, { ...set, searchTerms: next.searchTerms }, ['modifiedUtc']);
   }
 
-  /** What a duplicate create writes onto the existing record: its own spelling of the name stays. */
-  function forDuplicate(existing: D, set: Partial<D>): Partial<D> {
-    const fields = withoutName(set);
-    return def.forDuplicate ? def.forDuplicate(existing, fields) : fields;
-  }
-
-  return { prepare, newDoc, withSearchTerms, changes, forDuplicate };
+  return { prepare, newDoc, withSearchTerms, changes };
 }
 
 /** Creates, de-duplicated by name (the API) or under a given slug (bulk loading), and the write of an update. */
 function linkedPostCreates<D extends LinkedPostDoc, I extends LinkedPostInput>(
   { def, storage, collection }: LinkedPostContext<D, I>,
-  { prepare, newDoc, withSearchTerms, forDuplicate }: ReturnType<typeof linkedPostFields<D, I>>,
+  { prepare, newDoc, withSearchTerms }: ReturnType<typeof linkedPostFields<D, I>>,
 ) {
   /**
    * The reference's de-duplication: same name, case-insensitively, and the same description
@@ -194,22 +180,27 @@ function linkedPostCreates<D extends LinkedPostDoc, I extends LinkedPostInput>(
     return candidates.find((c) => wanted === undefined || c.description.trim().toLowerCase() === wanted) ?? null;
   }
 
-  async function applyUpdate(current: D, set: Partial<D>): Promise<D> {
+  async function applyUpdate(current: D, set: Partial<D>, unset: Array<keyof D & string> = []): Promise<D> {
     const next = withSearchTerms({ ...current, ...set });
-    const updated = await collection.updateById(current._id, { $set: { ...set, searchTerms: next.searchTerms } });
+    const updated = await collection.updateById(current._id, {
+      $set: { ...set, searchTerms: next.searchTerms },
+      ...(unset.length > 0 ? { $unset: unset } : {}),
+    });
     if (!updated) throw new NotFoundError(def.kind, current._id);
     return updated;
   }
 
   /**
-   * Creates from prepared fields, or returns the duplicate it matches (updated with the provided
-   * fields). Race-free: identical names derive the same slug, so of two concurrent creates one
-   * insert fails on the unique slug index and then finds the other's record.
+   * Creates from prepared fields, or returns the duplicate it matches, unchanged: a shared record
+   * changes only through its own update, never as a side effect of naming it (the reference
+   * overwrites the duplicate with the sent fields, so any event write could rewrite or unpublish a
+   * venue other events use). Race-free: identical names derive the same slug, so of two concurrent
+   * creates one insert fails on the unique slug index and then finds the other's record.
    */
   async function commitCreate(set: Partial<D>, caller: Caller, description: string | undefined, reservedId?: number): Promise<{ doc: D; created: boolean }> {
     const nameKey = set.nameKey as string;
     const existing = await findDuplicate(nameKey, description);
-    if (existing) return { doc: await applyUpdate(existing, forDuplicate(existing, set)), created: false };
+    if (existing) return { doc: existing, created: false };
 
     const id = reservedId ?? (await storage.nextId('posts'));
     // The fallback (a name without a Latin slug) must also be the same for identical names, or
@@ -227,7 +218,7 @@ function linkedPostCreates<D extends LinkedPostDoc, I extends LinkedPostInput>(
       },
       afterClash: async () => {
         const raced = await findDuplicate(nameKey, description);
-        return raced ? { doc: await applyUpdate(raced, forDuplicate(raced, set)), created: false } : undefined;
+        return raced ? { doc: raced, created: false } : undefined;
       },
       exhausted: () => new Error(`Could not find a free slug for ${def.kind} "${base}"`),
     });
@@ -328,6 +319,77 @@ function linkedPostLists<D extends LinkedPostDoc, I extends LinkedPostInput>({ d
   };
 }
 
+/** Updates, trash and the release of held records: one write at a time per record. */
+function linkedPostWrites<D extends LinkedPostDoc, I extends LinkedPostInput>(
+  { def, storage, collection, now }: LinkedPostContext<D, I>,
+  { prepare }: ReturnType<typeof linkedPostFields<D, I>>,
+  applyUpdate: (current: D, set: Partial<D>, unset?: Array<keyof D & string>) => Promise<D>,
+  find: (key: LinkedPostKey) => Promise<D>,
+) {
+  /** Updates and trashing of one record, one at a time (see `update`). */
+  const writes = new KeyedLock<number>();
+
+  /** A trashed record leaves every event that used it. */
+  async function unlinkFromEvents(id: number): Promise<void> {
+    if (def.eventField === 'venueId') await storage.events.updateMany({ venueId: id }, { $set: { venueId: null } });
+    else await storage.events.updateMany({ organizerIds: id }, { $pull: { organizerIds: id } });
+  }
+
+  return {
+    /**
+     * Per-field last writer wins, read-modify-write under the record's lock (as for events). An
+     * edit ends a hold (src/services/holds.ts): the record is published unless the edit names a
+     * status. Moving to the trash here has the effects of `trash`.
+     */
+    async update(key: LinkedPostKey, input: I & { [name: string]: unknown }) {
+      const { _id } = await find(key);
+      return writes.run(_id, async () => {
+        const current = await find({ id: _id });
+        const errors = new ParamErrors();
+        const set = prepare(input, current, errors);
+        if (!errors.empty) throw new InvalidParamsError(errors.params);
+        if (current.held === true && set.status === undefined) {
+          set.status = 'publish';
+          scheduleIfFuture(set, current, now());
+        }
+        const updated = await applyUpdate(current, set, current.held === true ? ['held'] : []);
+        if (updated.status === 'trash' && current.status !== 'trash') await unlinkFromEvents(current._id);
+        return updated;
+      });
+    },
+
+    /** Trash, then unlink from every event; a second delete is 410. */
+    async trash(key: LinkedPostKey): Promise<D> {
+      const { _id } = await find(key);
+      return writes.run(_id, async () => {
+        const current = await find({ id: _id });
+        if (current.status === 'trash') throw new GoneError(def.kind);
+        const trashed = await collection.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } as Partial<D> });
+        if (!trashed) throw new NotFoundError(def.kind, current._id);
+        await unlinkFromEvents(current._id);
+        return trashed;
+      });
+    },
+
+    /**
+     * Publishes (or schedules, `to.dateUtc`) the held records among `ids`: an event using them has
+     * just been published (src/services/holds.ts). Records that are not held are left alone.
+     */
+    async release(ids: readonly number[], to: { status: PostStatus; dateUtc?: Date }): Promise<void> {
+      if (ids.length === 0) return;
+      const held = await collection.find({ filter: { _id: { $in: [...ids] }, held: true } });
+      for (const doc of held) {
+        await writes.run(doc._id, async () => {
+          // Re-read under the lock: an edit through the record's own route may have ended the hold.
+          if ((await collection.findById(doc._id))?.held !== true) return;
+          const set = { status: to.status, modifiedUtc: now(), ...(to.dateUtc === undefined ? {} : { dateUtc: to.dateUtc }) } as Partial<D>;
+          await collection.updateById(doc._id, { $set: set, $unset: ['held'] as Array<keyof D & string> });
+        });
+      }
+    },
+  };
+}
+
 export function createLinkedPostService<D extends LinkedPostDoc, I extends LinkedPostInput>(
   def: LinkedPostDefinition<D, I>,
   { storage, siteTimezone, perPageMax, now = () => new Date() }: LinkedPostServiceDeps,
@@ -337,9 +399,6 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
   const fields = linkedPostFields(context);
   const { prepare, changes } = fields;
   const { applyUpdate, commitCreate, createWithSlug } = linkedPostCreates(context, fields);
-
-  /** Updates and trashing of one record, one at a time (see `update`). */
-  const writes = new KeyedLock<number>();
 
   async function find(key: LinkedPostKey): Promise<D> {
     const doc = 'id' in key ? await collection.findById(key.id) : await collection.findOne({ slug: key.slug });
@@ -393,32 +452,7 @@ export function createLinkedPostService<D extends LinkedPostDoc, I extends Linke
     createWithSlug,
     changes,
 
-    /** Per-field last writer wins, read-modify-write under the record's lock (as for events). */
-    async update(key: LinkedPostKey, input: I & { [name: string]: unknown }) {
-      const { _id } = await find(key);
-      return writes.run(_id, async () => {
-        const current = await find({ id: _id });
-        const errors = new ParamErrors();
-        const set = prepare(input, current, errors);
-        if (!errors.empty) throw new InvalidParamsError(errors.params);
-        return applyUpdate(current, set);
-      });
-    },
-
-    /** Trash, then unlink from every event; a second delete is 410. */
-    async trash(key: LinkedPostKey): Promise<D> {
-      const { _id } = await find(key);
-      return writes.run(_id, async () => {
-        const current = await find({ id: _id });
-        if (current.status === 'trash') throw new GoneError(def.kind);
-        const trashed = await collection.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } as Partial<D> });
-        if (!trashed) throw new NotFoundError(def.kind, current._id);
-        if (def.eventField === 'venueId') await storage.events.updateMany({ venueId: current._id }, { $set: { venueId: null } });
-        else await storage.events.updateMany({ organizerIds: current._id }, { $pull: { organizerIds: current._id } });
-        return trashed;
-      });
-    },
-
+    ...linkedPostWrites(context, fields, applyUpdate, find),
     ...linkedPostLists(context, perPageMax),
   };
 }

@@ -10,7 +10,7 @@ import { statusFilter } from '../query/status.js';
 import { compileTermFilter, matchesSearch, resolveOrder, resolveOrderBy, sortTerms, type TermListFilter } from '../query/terms.js';
 import { type ListInputValue } from '../schemas/common.js';
 import { type Filter, type Storage, type TermDoc } from '../storage/port.js';
-import { type Caller, type CountAudience, countAudienceOf, eventUsableBy } from './access.js';
+import { type Caller, type CountAudience, countAudienceOf, eventUsableBy, isTokenHolder } from './access.js';
 import { ParamErrors, termItems, toBool, toId, toList } from './input.js';
 import { insertWithUniqueSlug } from './unique-slug.js';
 
@@ -141,13 +141,28 @@ function termCounts({ taxonomy, storage }: TermStore, now: () => Date) {
     memos.clear();
   };
 
-  return { counts, invalidate };
+  /**
+   * Whether `term` is hidden from `caller`: a held term (src/services/holds.ts) is, for anonymous
+   * callers, while no public event uses it. Everywhere a term is named or shown treats it as absent.
+   */
+  async function hiddenFrom(term: TermDoc, caller: Caller | null): Promise<boolean> {
+    if (term.held !== true || isTokenHolder(caller)) return false;
+    return ((await counts('public')).get(term._id) ?? 0) === 0;
+  }
+
+  return { counts, invalidate, hiddenFrom };
 }
 
 /** Terms named by a request's parameters: lists of terms, a category's parent. */
-function termParams({ kind, hierarchical, lookup, all }: TermStore) {
-  /** Every item must be an existing term (id, slug or name), else a 400 naming `param`. */
-  async function resolveList(value: ListInputValue, param: string, errors: ParamErrors): Promise<number[] | undefined> {
+function termParams({ kind, hierarchical, lookup, all }: TermStore, { hiddenFrom }: Pick<ReturnType<typeof termCounts>, 'hiddenFrom'>) {
+  /** A term by id, slug or name, as `caller` may see it (null: none). */
+  async function lookupFor(item: string | number, caller: Caller | null): Promise<TermDoc | null> {
+    const term = await lookup(item);
+    return term === null || (await hiddenFrom(term, caller)) ? null : term;
+  }
+
+  /** Every item must be an existing term (id, slug or name) `caller` may see, else a 400 naming `param`. */
+  async function resolveList(value: ListInputValue, param: string, errors: ParamErrors, caller: Caller | null): Promise<number[] | undefined> {
     const items = toList(value, param);
     // The reference's `is_term_of_taxonomy` wants at least one term (`include=` is a 400, not "nothing").
     if (items.length === 0) {
@@ -156,7 +171,7 @@ function termParams({ kind, hierarchical, lookup, all }: TermStore) {
     }
     const ids: number[] = [];
     for (const item of items) {
-      const term = await lookup(item);
+      const term = await lookupFor(item, caller);
       if (!term) {
         errors.add(param, `${param} lists "${String(item)}", which is not an existing ${kind}.`);
         return undefined;
@@ -183,7 +198,7 @@ function termParams({ kind, hierarchical, lookup, all }: TermStore) {
     return parent._id;
   }
 
-  return { resolveList, resolveParent };
+  return { lookupFor, resolveList, resolveParent };
 }
 
 /** Creates, updates and deletes of terms. */
@@ -257,7 +272,8 @@ function termWrites(
         if (owner && owner._id !== id) throw duplicateTermSlug(set.slug);
       }
       try {
-        const updated = await collection.updateById(id, { $set: set });
+        // An edit through the term's own route ends a hold (src/services/holds.ts).
+        const updated = await collection.updateById(id, { $set: set, ...(current.held === true ? { $unset: ['held' as const] } : {}) });
         if (!updated) throw new NotFoundError(kind, id);
         return { doc: updated, count: (await counts()).get(id) ?? 0 };
       } catch (err) {
@@ -296,9 +312,9 @@ function termWrites(
 
 /** The list of a taxonomy's terms. */
 function termList(
-  { taxonomy, storage, collection, hierarchical, lookup }: TermStore,
-  { counts }: ReturnType<typeof termCounts>,
-  { resolveList }: ReturnType<typeof termParams>,
+  { taxonomy, storage, collection, hierarchical }: TermStore,
+  { counts, hiddenFrom }: ReturnType<typeof termCounts>,
+  { lookupFor, resolveList }: ReturnType<typeof termParams>,
   perPageMax: number,
   now: () => Date,
 ) {
@@ -309,13 +325,13 @@ function termList(
     ): Promise<{ items: Array<{ doc: TermDoc; count: number }>; total: number; paging: Paging; args: Array<[string, string]> }> {
       const errors = new ParamErrors();
       const filter: TermListFilter = {};
-      if (params.include !== undefined) filter.include = await resolveList(params.include, 'include', errors);
-      if (params.exclude !== undefined) filter.exclude = await resolveList(params.exclude, 'exclude', errors);
+      if (params.include !== undefined) filter.include = await resolveList(params.include, 'include', errors, caller);
+      if (params.exclude !== undefined) filter.exclude = await resolveList(params.exclude, 'exclude', errors, caller);
       if (params.parent !== undefined) {
         if (!hierarchical) errors.add('parent', 'Tags have no parent.');
         else if (params.parent === 0 || params.parent === '0') filter.parent = 0;
         else {
-          const parent = await lookup(params.parent);
+          const parent = await lookupFor(params.parent, caller);
           if (parent) filter.parent = parent._id;
           else errors.add('parent', 'parent must be an existing category (id, slug or name), or 0.');
         }
@@ -335,8 +351,9 @@ function termList(
 
       const [candidates, termCounts] = await Promise.all([collection.find({ filter: compileTermFilter(filter) }), counts(countAudienceOf(caller))]);
       const hideEmpty = params.hide_empty === undefined ? true : toBool(params.hide_empty as never);
+      const shown = await Promise.all(candidates.map(async (t) => !(await hiddenFrom(t, caller))));
       const matching = candidates.filter(
-        (t) => (params.search === undefined || matchesSearch(t, params.search)) && (!hideEmpty || (termCounts.get(t._id) ?? 0) > 0),
+        (t, i) => shown[i] && (params.search === undefined || matchesSearch(t, params.search)) && (!hideEmpty || (termCounts.get(t._id) ?? 0) > 0),
       );
       const orderBy = resolveOrderBy(params.orderby);
       const sorted = sortTerms(matching, orderBy, resolveOrder(params.order), termCounts, filter.include);
@@ -371,8 +388,11 @@ function termEventRefs({ taxonomy, kind, hierarchical, all, lookup, findByName, 
       return refs;
     },
 
-    /** Creates the named terms of a valid event write; a concurrent creation of the same name is reused. */
-    async commitRefs(refs: TermRef[]): Promise<number[]> {
+    /**
+     * Creates the named terms of a valid event write; a concurrent creation of the same name is
+     * reused. `held`: the event is not public, so new terms are held (src/services/holds.ts).
+     */
+    async commitRefs(refs: TermRef[], held = false): Promise<number[]> {
       const ids: number[] = [];
       for (const ref of refs) {
         let id: number;
@@ -382,7 +402,8 @@ function termEventRefs({ taxonomy, kind, hierarchical, all, lookup, findByName, 
           if (existing) id = existing._id;
           else {
             try {
-              id = (await insert({ name: ref.name, nameKey: ref.name.toLowerCase(), description: '', parent: 0 }, ref.name))._id;
+              const fields = { name: ref.name, nameKey: ref.name.toLowerCase(), description: '', parent: 0, ...(held ? { held } : {}) };
+              id = (await insert(fields, ref.name))._id;
             } catch (err) {
               const raced = err instanceof ApiError && err.code === 'term_exists' ? await findByName(ref.name, 0) : null;
               if (!raced) throw err;
@@ -405,8 +426,8 @@ function termEventRefs({ taxonomy, kind, hierarchical, all, lookup, findByName, 
 export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, now = () => new Date() }: TermsServiceDeps) {
   const store = termStore(taxonomy, storage);
   const counting = termCounts(store, now);
-  const { counts, invalidate } = counting;
-  const params = termParams(store);
+  const { counts, invalidate, hiddenFrom } = counting;
+  const params = termParams(store, counting);
   const { find } = store;
 
   return {
@@ -417,6 +438,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
 
     async get(id: number, caller: Caller | null) {
       const doc = await find(id);
+      if (await hiddenFrom(doc, caller)) throw new NotFoundError(store.kind, id);
       return { doc, count: (await counts(countAudienceOf(caller))).get(id) ?? 0 };
     },
 

@@ -100,8 +100,8 @@ export const venueDefinition = {
     }
     if (input.show_map !== undefined) set.showMap = isTruthy(input.show_map);
     if (input.show_map_link !== undefined) set.showMapLink = isTruthy(input.show_map_link);
-    // Only derived when the address parts are sent: a de-duplicated create (prepared without the
-    // existing record) must not wipe the stored value, and on a plain create the default is "".
+    // Only derived when the address parts are sent: an update that leaves them alone keeps the
+    // stored value, and on a plain create the default is "".
     const addressChanged = input.state !== undefined || input.province !== undefined || input.country !== undefined;
     if (input.stateprovince === undefined && addressChanged) {
       set.stateprovince = deriveStateProvince({
@@ -112,16 +112,6 @@ export const venueDefinition = {
     }
     resolveCoordinates(input, set, errors);
     geocodeAddress(input, current, set);
-  },
-  // A duplicate create was prepared without the existing record, so its gazetteer guess used the
-  // sent address fields alone: guess again from the merged address. Coordinates sent with the
-  // create (or `""` clearing them) apply as sent; provided ones are never replaced by a guess.
-  forDuplicate(existing: VenueDoc, set: Partial<VenueDoc>): Partial<VenueDoc> {
-    if (set.geoSource === 'provided' || set.location === null) return set;
-    const { location: _location, geoSource: _source, ...others } = set;
-    const rest: Partial<VenueDoc> = others;
-    if (PLACE_FIELDS.some((field) => rest[field] !== undefined)) locate(existing, rest);
-    return rest;
   },
   searchTexts: (d: VenueDoc) => [d.name, d.description, d.address, d.city, d.province, d.state, d.stateprovince, d.zip, d.phone],
 } as const;

@@ -91,6 +91,8 @@ export interface VenueDoc extends PostDoc {
   showMapLink: boolean;
   location: GeoPoint | null;
   geoSource: 'provided' | 'gazetteer' | null;
+  /** Created by the write of an event that is not public, and not released yet (src/services/holds.ts). */
+  held?: boolean;
 }
 
 export interface OrganizerDoc extends PostDoc {
@@ -99,6 +101,8 @@ export interface OrganizerDoc extends PostDoc {
   phone: string;
   website: string;
   email: string;
+  /** Created by the write of an event that is not public, and not released yet (src/services/holds.ts). */
+  held?: boolean;
 }
 
 /** Categories and tags (WordPress "terms"). Ids come from the `terms` sequence. */
@@ -111,6 +115,8 @@ export interface TermDoc {
   description: string;
   /** Parent category id; 0 for roots and for every tag. */
   parent: number;
+  /** Created by the write of an event that is not public, and not released yet (src/services/holds.ts). */
+  held?: boolean;
 }
 
 export type CategoryDoc = TermDoc;

@@ -1,7 +1,7 @@
 /**
  * Venues and organizers in event writes (EventInsertionCest L769–L1121,
  * EventUpdateCest L832–L1292): by id, by `{id}`, or created from nested objects (with the
- * de-duplication of POST /venues), unlinking, all-or-nothing writes,
+ * de-duplication of POST /venues, which never changes the matched record), unlinking, all-or-nothing writes,
  * the embedding visibility and concurrent nested creations.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -250,18 +250,20 @@ describe.each(engines)('$name engine: venues and organizers in event writes', (e
       expect(organizers[2]?.id).toBe(o2._id);
     });
 
-    it('de-duplicates a nested venue or organizer against existing records, writing the provided fields onto them', async () => {
+    it('links a nested venue or organizer that matches an existing record, changing nothing in it', async () => {
       const venue = await insertVenue(t.storage, { name: 'Known Hall', city: 'Old city', phone: '1' });
       const organizer = await insertOrganizer(t.storage, { name: 'Known Org', email: 'old@example.org' });
       const before = await countAll(t.storage);
       const body = await createOk({
         title: 'Known places',
-        venue: { venue: 'known hall', phone: '2' },
-        organizer: [{ organizer: 'KNOWN ORG', email: 'new@example.org' }],
+        venue: { venue: 'known hall', phone: '2', status: 'draft' },
+        organizer: [{ organizer: 'KNOWN ORG', email: 'new@example.org', status: 'trash' }],
       });
       expect(await countAll(t.storage)).toEqual({ ...before, events: before.events + 1 });
-      expect(body.venue).toMatchObject({ id: venue._id, venue: 'Known Hall', city: 'Old city', phone: '2' });
-      expect((body.organizer as Body[])[0]).toMatchObject({ id: organizer._id, organizer: 'Known Org', email: 'new@example.org' });
+      expect(body.venue).toMatchObject({ id: venue._id, venue: 'Known Hall', city: 'Old city', phone: '1', status: 'publish' });
+      expect((body.organizer as Body[])[0]).toMatchObject({ id: organizer._id, organizer: 'Known Org', email: 'old@example.org', status: 'publish' });
+      expect(await t.storage.venues.findById(venue._id)).toEqual(venue);
+      expect(await t.storage.organizers.findById(organizer._id)).toEqual(organizer);
     });
 
     it('creates nested records with the status asked for, a draft included', async () => {

@@ -7,6 +7,7 @@ import { type ApiError, isClientError } from '../../errors.js';
 import { type EventCreate } from '../../schemas/events.js';
 import { type EventDoc, type Storage } from '../../storage/port.js';
 import { type Caller } from '../access.js';
+import { holdOf } from '../holds.js';
 import { ParamErrors, termItems, toId } from '../input.js';
 import { completeResolved, newEventDoc, resolveFields } from './fields.js';
 import { type EventLinkResolver, isEmptyLink, isNoParent, organizerItems, unlinksVenue, venueItem } from './links.js';
@@ -135,7 +136,7 @@ export function createEventBulk({ storage, siteTimezone, links: linker, writes, 
         else {
           const { links, postParent } = await linker.resolveLinks(input, null, errors);
           completeResolved(input, null, caller, set, postParent, errors, at);
-          await linker.commitLinks(set, links, caller);
+          await linker.commitLinks(set, links, caller, holdOf({ status: set.status ?? 'publish', dateUtc: set.dateUtc ?? at }));
         }
         prepared.push(set);
         positions.push(position);
@@ -153,6 +154,7 @@ export function createEventBulk({ storage, siteTimezone, links: linker, writes, 
       if (error !== undefined && error.index !== SLUG_INDEX) throw error;
       results[positions[k]!] = error === undefined ? doc : await insertWithUniqueSlug(storage.events, doc, 2);
     }
+    await linker.releaseHeld(docs);
     if (docs.length > 0) writes.termsChanged();
     return results;
   }

@@ -5,6 +5,7 @@
  */
 import { type EventDoc, type Storage } from '../../storage/port.js';
 import { type Caller } from '../access.js';
+import { type Hold, heldFields, releaseOf } from '../holds.js';
 import { type ParamErrors, toId, toList } from '../input.js';
 import { type OrganizersService } from '../organizers.js';
 import { type TermRef, type TermsService } from '../terms.js';
@@ -38,6 +39,8 @@ export interface EventLinksDeps {
   tags: Pick<TermsService, 'resolveForEvent' | 'commitRefs'>;
 }
 
+type Released = NonNullable<ReturnType<typeof releaseOf>>;
+
 export const isEmptyLink = (value: unknown) => value === 0 || value === '' || value === '0' || (Array.isArray(value) && value.length === 0);
 
 /** A write names one venue; a list gives it first. */
@@ -68,6 +71,33 @@ export function linkExisting(set: Partial<EventDoc>, links: EventLinks): boolean
   return true;
 }
 
+/** Releasing the held records events use (src/services/holds.ts). */
+function heldReleases(venues: Pick<VenuesService, 'release'>, organizers: Pick<OrganizersService, 'release'>) {
+  /**
+   * Stored events that are published or scheduled release the held venues and organizers they
+   * use (src/services/holds.ts): one query per collection for all the published ones.
+   */
+  async function releaseHeld(events: readonly EventDoc[]): Promise<void> {
+    const published = { venues: new Set<number>(), organizers: new Set<number>() };
+    for (const event of events) {
+      const to = releaseOf(event);
+      if (to === null) continue;
+      if (to.status === 'publish') {
+        if (event.venueId !== null) published.venues.add(event.venueId);
+        for (const id of event.organizerIds) published.organizers.add(id);
+      } else await releaseLinks(event, to);
+    }
+    const to: Released = { status: 'publish' };
+    await Promise.all([venues.release([...published.venues], to), organizers.release([...published.organizers], to)]);
+  }
+
+  async function releaseLinks(event: EventDoc, to: Released): Promise<void> {
+    await Promise.all([venues.release(event.venueId === null ? [] : [event.venueId], to), organizers.release(event.organizerIds, to)]);
+  }
+
+  return { releaseHeld };
+}
+
 export function createEventLinks({ storage, venues, organizers, categories, tags }: EventLinksDeps) {
   /** References: every id must exist; problems go to `errors`. */
   async function resolveLinks(input: EventInput, current: EventDoc | null, errors: ParamErrors): Promise<ResolvedLinks> {
@@ -82,27 +112,28 @@ export function createEventLinks({ storage, venues, organizers, categories, tags
   }
 
   /**
-   * Creates the nested venues and organizers of a write that has passed every check (a
-   * rejected write leaves no new record behind), and links them.
+   * Creates the nested venues, organizers and terms of a write that has passed every check (a
+   * rejected write leaves no new record behind), and links them. `hold`: the event is not public,
+   * so what the write creates is held back with it (src/services/holds.ts).
    */
-  async function commitLinks(set: Partial<EventDoc>, links: EventLinks, caller: Caller): Promise<void> {
+  async function commitLinks(set: Partial<EventDoc>, links: EventLinks, caller: Caller, hold: Hold | null): Promise<void> {
     if (linkExisting(set, links)) return;
-    if (links.categories !== undefined) set.categoryIds = await categories.commitRefs(links.categories);
-    if (links.tags !== undefined) set.tagIds = await tags.commitRefs(links.tags);
-    if (links.venue !== undefined) set.venueId = links.venue === null ? null : await commitLink(venues, links.venue, caller);
+    if (links.categories !== undefined) set.categoryIds = await categories.commitRefs(links.categories, hold !== null);
+    if (links.tags !== undefined) set.tagIds = await tags.commitRefs(links.tags, hold !== null);
+    if (links.venue !== undefined) set.venueId = links.venue === null ? null : await commitLink(venues, links.venue, caller, hold);
     if (links.organizers !== undefined) {
       const ids: number[] = [];
       for (const ref of links.organizers) {
-        const id = await commitLink(organizers, ref, caller);
+        const id = await commitLink(organizers, ref, caller, hold);
         if (!ids.includes(id)) ids.push(id);
       }
       set.organizerIds = ids;
     }
   }
 
-  async function commitLink(service: VenuesService | OrganizersService, ref: LinkRef, caller: Caller): Promise<number> {
+  async function commitLink(service: VenuesService | OrganizersService, ref: LinkRef, caller: Caller, hold: Hold | null): Promise<number> {
     if ('id' in ref) return ref.id;
-    const { doc } = await service.commitCreate(ref.create, caller, ref.description);
+    const { doc } = await service.commitCreate(heldFields(ref.create, hold), caller, ref.description);
     return doc._id;
   }
 
@@ -155,7 +186,7 @@ export function createEventLinks({ storage, venues, organizers, categories, tags
     return parent._id;
   }
 
-  return { resolveLinks, commitLinks };
+  return { resolveLinks, commitLinks, ...heldReleases(venues, organizers) };
 }
 
 export type EventLinkResolver = ReturnType<typeof createEventLinks>;

@@ -156,8 +156,8 @@ export function createEventList(deps: EventListDeps) {
       Object.assign(errors.params, (err.data as { params: Record<string, string> }).params);
     }
     const [categoryIds, tagIds, venueIds, organizerIds, parent] = await Promise.all([
-      query.categories === undefined ? undefined : categories.resolveList(query.categories, 'categories', errors),
-      query.tags === undefined ? undefined : tags.resolveList(query.tags, 'tags', errors),
+      query.categories === undefined ? undefined : categories.resolveList(query.categories, 'categories', errors, caller),
+      query.tags === undefined ? undefined : tags.resolveList(query.tags, 'tags', errors, caller),
       query.venue === undefined ? undefined : existingIds('venues', query.venue, 'venue', errors, caller),
       query.organizer === undefined ? undefined : existingIds('organizers', query.organizer, 'organizer', errors, caller),
       query.post_parent === undefined ? undefined : storage.events.findById(query.post_parent),

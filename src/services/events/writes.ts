@@ -10,6 +10,7 @@ import { type EventCreate } from '../../schemas/events.js';
 import { type Collection, type EventDoc, type Storage } from '../../storage/port.js';
 import { type Caller } from '../access.js';
 import { changedFields } from '../changes.js';
+import { holdOf } from '../holds.js';
 import { ParamErrors } from '../input.js';
 import { type TermsService } from '../terms.js';
 import { insertWithUniqueSlug as insertUnique } from '../unique-slug.js';
@@ -89,7 +90,7 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
   /** A new event's document, every value and reference checked and nested records created; not stored yet. */
   async function prepareCreate(input: EventCreate, caller: Caller, reservedId?: number): Promise<EventDoc> {
     const { set, links } = await resolve(input, null, caller);
-    await linker.commitLinks(set, links, caller);
+    await linker.commitLinks(set, links, caller, holdOf({ status: set.status ?? 'publish', dateUtc: set.dateUtc ?? now() }));
     return newEventDoc(reservedId ?? (await storage.nextId('posts')), input, set, now(), siteTimezone);
   }
 
@@ -108,7 +109,9 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
       stored = reservedId !== undefined && err instanceof DuplicateKeyError && err.index === '_id_' ? await storage.events.findById(reservedId) : null;
       if (stored === null) throw err;
     }
-    // Also after an earlier attempt's insert: that attempt may have ended before telling the terms.
+    // Also after an earlier attempt's insert: that attempt may have ended before telling the terms
+    // or releasing the records it uses.
+    await linker.releaseHeld([stored]);
     termsChanged();
     return stored;
   }
@@ -120,7 +123,7 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
       if (slug !== current.slug) await assertSlugFree(storage, slug, current._id);
       if (slug !== current.slug) set.slug = slug;
     }
-    await linker.commitLinks(set, links, caller);
+    await linker.commitLinks(set, links, caller, holdOf({ ...current, ...set }));
     let updated: EventDoc | null;
     try {
       updated = await storage.events.updateById(current._id, { $set: set });
@@ -128,6 +131,7 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
       throw slugConflictOf(err, set.slug);
     }
     if (!updated) throw new NotFoundError('event', current._id);
+    await linker.releaseHeld([updated]);
     termsChanged();
     return updated;
   }
