@@ -4,28 +4,10 @@
  * `storage-unavailable` well before the request timeout.
  */
 import { StorageUnavailableError } from '../errors.js';
-import { COLLECTION_NAMES, type Collection, type CollectionName, type Storage } from './port.js';
+import { COLLECTION_METHODS, COLLECTION_NAMES, type Collection, type CollectionName, type Storage } from './port.js';
 
 type AnyCollection = Collection<{ _id: number }>;
 type Method = keyof AnyCollection;
-
-/** Every method of a collection that reaches the engine; a call to any other would bypass the wrapper. */
-const COLLECTION_METHODS = [
-  'insertOne',
-  'insertMany',
-  'findById',
-  'findOne',
-  'find',
-  'findPage',
-  'count',
-  'distinct',
-  'countValues',
-  'updateById',
-  'updateMany',
-  'near',
-  'deleteById',
-  'explain',
-] as const satisfies readonly Method[];
 
 /** The name of an intercepted call: `events.find`, `nextId`, `ping`. */
 export type CallName = `${CollectionName}.${Method}` | 'nextId' | 'ping';
@@ -54,6 +36,7 @@ export function interceptStorage(inner: Storage, intercept: Intercept): Storage 
     ...(collections as Pick<Storage, CollectionName>),
     nextId: (sequence, count) => intercept('nextId', () => inner.nextId(sequence, count)) as Promise<number>,
     ping: () => intercept('ping', () => inner.ping()) as Promise<void>,
+    changeVersion: () => inner.changeVersion(),
     ensureIndexes: () => inner.ensureIndexes(),
     close: () => inner.close(),
   };

@@ -389,6 +389,13 @@ export interface Storage {
    * A count that is not a positive safe integer throws.
    */
   nextId(sequence: SequenceName, count?: number): Promise<number>;
+  /**
+   * A number that grows with every write through this storage, counted once the write has settled
+   * and before its caller learns the outcome; on an engine several processes share, the writes of
+   * the others show within a second (src/storage/change-version.ts). What was computed from the data
+   * at one version is current while the version stands.
+   */
+  changeVersion(): number;
   /** Create the indexes of `indexes/` (idempotent). Must complete before the server listens. */
   ensureIndexes(): Promise<void>;
   /** Resolves when storage answers; rejects with StorageUnavailableError otherwise. */
@@ -402,3 +409,21 @@ export interface Storage {
    */
   bulkLoad?(): BulkLoad;
 }
+
+/** Every method of a collection: what a wrapper of one (deadline, change tracking) must pass on. */
+export const COLLECTION_METHODS = [
+  'insertOne',
+  'insertMany',
+  'findById',
+  'findOne',
+  'find',
+  'findPage',
+  'count',
+  'distinct',
+  'countValues',
+  'updateById',
+  'updateMany',
+  'near',
+  'deleteById',
+  'explain',
+] as const satisfies ReadonlyArray<keyof Collection<{ _id: number }>>;

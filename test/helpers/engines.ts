@@ -18,6 +18,11 @@ export interface EngineUnderTest {
   name: EngineName;
   /** A fresh, empty storage with its indexes ensured; the caller closes it. */
   open(): Promise<Storage>;
+  /**
+   * Two storages on the same fresh data, as two processes of the service would hold them (the
+   * embedded engine belongs to one process: both are the same storage); the caller closes both.
+   */
+  openShared?(): Promise<[Storage, Storage]>;
 }
 
 export interface EngineSelection {
@@ -32,6 +37,10 @@ const embedded: EngineUnderTest = {
     await storage.ensureIndexes();
     return storage;
   },
+  async openShared() {
+    const storage = await embedded.open();
+    return [storage, { ...storage, close: async () => undefined }];
+  },
 };
 
 function mongoTarget(): MongoTestTarget {
@@ -43,25 +52,25 @@ function mongoTarget(): MongoTestTarget {
 }
 
 function mongoEngine(uri: string, source: string): EngineUnderTest {
+  // Database names are limited to 63 bytes; the random part keeps parallel workers apart.
+  const newDbName = () => `calendar_test_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+  async function openOn(dbName: string, dropDatabaseOnClose: boolean): Promise<Storage> {
+    const storage = await createMongoStorage({ uri, dbName, indexes, reason: `test (${source})`, dropDatabaseOnClose });
+    try {
+      await storage.ensureIndexes();
+    } catch (error) {
+      await storage.close().catch(() => undefined);
+      throw error;
+    }
+    return storage;
+  }
   return {
     name: 'mongodb',
-    async open() {
-      // Database names are limited to 63 bytes; the random part keeps parallel workers apart.
-      const dbName = `calendar_test_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
-      const storage = await createMongoStorage({
-        uri,
-        dbName,
-        indexes,
-        reason: `test (${source})`,
-        dropDatabaseOnClose: true,
-      });
-      try {
-        await storage.ensureIndexes();
-      } catch (error) {
-        await storage.close().catch(() => undefined);
-        throw error;
-      }
-      return storage;
+    open: () => openOn(newDbName(), true),
+    async openShared() {
+      const dbName = newDbName();
+      // The first drops the database on close; close it last.
+      return [await openOn(dbName, true), await openOn(dbName, false)];
     },
   };
 }

@@ -12,6 +12,9 @@
  * - the term-count memo (src/services/terms.ts) is dropped by every event write: `fresh()` creates
  *   one event in the outgoing store before swapping, so the next test starts without it (and an app
  *   whose outgoing store refuses that write is replaced by a new one);
+ * - the response cache is stamped with the storage's change version: the forwarded version goes on
+ *   from where the outgoing store's stopped (a new store counts from 0), so no entry of an earlier
+ *   test is ever current;
  * - the rate limiters keep counting across tests, so suites that turn them on use `openTestApp`.
  */
 import { type FastifyInstance } from 'fastify';
@@ -29,8 +32,8 @@ export interface SharedTestApp {
 
 type AnyFunction = (...args: unknown[]) => unknown;
 
-/** A Storage that forwards each call to `current()` at the time of the call. */
-function forwardingStorage(current: () => Storage): Storage {
+/** A Storage that forwards each call to `current()` at the time of the call; `changeVersion` adds `versionBase()`. */
+function forwardingStorage(current: () => Storage, versionBase: () => number): Storage {
   // Stable functions and collection objects: the app's wrappers capture them once, at build time.
   const forwarders = new Map<string, AnyFunction>();
   const forwarder = (key: string, target: () => object): AnyFunction => {
@@ -62,12 +65,17 @@ function forwardingStorage(current: () => Storage): Storage {
     ]),
   );
   const top = forwarding(current, '');
+  const changeVersion = () => versionBase() + current().changeVersion();
   return new Proxy(
     {},
     {
       ...top,
       get: (object, property, receiver): unknown =>
-        typeof property === 'string' && collections.has(property) ? collections.get(property) : (top.get!(object, property, receiver) as unknown),
+        property === 'changeVersion'
+          ? changeVersion
+          : typeof property === 'string' && collections.has(property)
+            ? collections.get(property)
+            : (top.get!(object, property, receiver) as unknown),
     },
   ) as Storage;
 }
@@ -79,11 +87,20 @@ function forwardingStorage(current: () => Storage): Storage {
 export function sharedTestApp(engine: EngineUnderTest, env: Record<string, string> = {}): SharedTestApp {
   if (Object.keys(env).some((key) => key.startsWith('RATE_LIMIT_'))) throw new Error('sharedTestApp: rate limits need an app per test (openTestApp)');
   let store: Storage | null = null;
+  let versionBase = 0;
   let clock: () => Date = () => new Date();
   let app: FastifyInstance | null = null;
 
   async function build(): Promise<FastifyInstance> {
-    const built = buildApp({ config: testConfig(env), storage: forwardingStorage(() => store!), logger: false, now: () => clock() });
+    const built = buildApp({
+      config: testConfig(env),
+      storage: forwardingStorage(
+        () => store!,
+        () => versionBase,
+      ),
+      logger: false,
+      now: () => clock(),
+    });
     await built.ready();
     return built;
   }
@@ -102,6 +119,7 @@ export function sharedTestApp(engine: EngineUnderTest, env: Record<string, strin
         await app.close();
         app = null;
       }
+      if (previous !== null) versionBase += previous.changeVersion() + 1;
       store = await engine.open();
       await previous?.close();
       app ??= await build();

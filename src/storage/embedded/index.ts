@@ -17,6 +17,7 @@ import {
   type TagDoc,
   type VenueDoc,
 } from '../port.js';
+import { trackWrites } from '../change-version.js';
 import { EmbeddedCollection } from './collection.js';
 
 export interface EmbeddedStorageOptions {
@@ -48,16 +49,23 @@ export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage 
     idempotency,
   };
   const sequences = new Map<SequenceName, number>();
+  // One process holds the data: its own writes are all the writes there are.
+  let version = 0;
+  const track = <T extends { _id: number }>(collection: EmbeddedCollection<T>) =>
+    trackWrites(collection, () => {
+      version++;
+    });
 
   return {
     engine: 'embedded',
     reason: options.reason,
-    events,
-    venues,
-    organizers,
-    categories,
-    tags,
-    idempotency,
+    events: track(events),
+    venues: track(venues),
+    organizers: track(organizers),
+    categories: track(categories),
+    tags: track(tags),
+    idempotency: track(idempotency),
+    changeVersion: () => version,
     async nextId(sequence, count = 1) {
       assertOpen();
       assertIdCount(count);

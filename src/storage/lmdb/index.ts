@@ -251,6 +251,8 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
     engine: 'embedded',
     reason: inner.reason,
     ...collections(false),
+    // The in-memory engine's writes, counted as each changes memory (before its commit is awaited).
+    changeVersion: () => inner.changeVersion(),
     async nextId(sequence, count = 1) {
       assertUsable();
       assertIdCount(count);

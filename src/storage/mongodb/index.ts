@@ -7,6 +7,8 @@ import { StorageUnavailableError } from '../../errors.js';
 import { type CollectionName, type DocumentTypes, type IndexSet, type Storage } from '../port.js';
 import { createMongoCollection, type StoredDocument } from './collection.js';
 import { type CounterDoc, createSequences } from './counters.js';
+import { createSharedChangeVersion } from './change-version.js';
+import { trackWrites } from '../change-version.js';
 import { guarded, translateMongoError } from './errors.js';
 import { describeDroppedConflict, type IndexTarget, type ListedIndex, prepareIndexSet } from './index-diff.js';
 
@@ -129,10 +131,11 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
   const db = client.db(options.dbName);
   const limits = { operationMS: timeouts.operationMS };
 
-  const collection = <K extends CollectionName>(name: K) =>
-    createMongoCollection<DocumentTypes[K]>(db.collection<StoredDocument>(name), options.indexes[name], limits);
-
   const nextId = createSequences(db.collection<CounterDoc>('counters'), limits);
+  const changes = createSharedChangeVersion(db.collection<CounterDoc>('counters'), limits);
+
+  const collection = <K extends CollectionName>(name: K) =>
+    trackWrites(createMongoCollection<DocumentTypes[K]>(db.collection<StoredDocument>(name), options.indexes[name], limits), () => changes.written());
 
   let closed = false;
 
@@ -147,6 +150,7 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
     idempotency: collection('idempotency'),
 
     nextId,
+    changeVersion: () => changes.version(),
 
     async ensureIndexes() {
       // Connected first, on its own: operations started together on an unconnected client race its
@@ -174,6 +178,7 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
     async close() {
       if (closed) return;
       closed = true;
+      changes.stop();
       let dropError: Error | undefined;
       if (options.dropDatabaseOnClose) {
         try {
