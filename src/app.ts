@@ -11,6 +11,7 @@ import { NoRouteError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
 import { installHostCheck } from './plugins/hosts.js';
+import { installHttpCache } from './plugins/http-cache.js';
 import { installLoadShedding } from './plugins/load-shedding.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installRateLimit, rateLimitsOf } from './plugins/rate-limit.js';
@@ -31,6 +32,7 @@ import { organizerRouteOptions, organizerRoutes } from './routes/organizers.js';
 import { tagRouteOptions, tagRoutes } from './routes/tags.js';
 import { venueRouteOptions, venueRoutes } from './routes/venues.js';
 import { createIdempotencyService } from './services/idempotency.js';
+import { createFreshness } from './services/freshness.js';
 import { createServices } from './services/index.js';
 import { type Storage } from './storage/port.js';
 import { withStorageDeadline } from './storage/deadline.js';
@@ -131,6 +133,16 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     onSweepError: (error) => app.log.warn({ err: error }, 'idempotency: sweeping expired records failed'),
   });
   installIdempotency(app, idempotency);
+  // Validators, Cache-Control and the response cache of anonymous reads, on every route below.
+  const clock = now ?? (() => new Date());
+  const freshness = createFreshness({ storage, siteTimezone: config.siteTimezone, now: clock });
+  installHttpCache(app, {
+    maxAge: config.cacheMaxAge,
+    cacheBytes: config.responseCacheBytes,
+    version: () => storage.changeVersion(),
+    validUntil: () => freshness.validUntil(),
+    now: clock,
+  });
   app.register(healthRoutes, { storage, details: config.healthDetails });
   // Discovery and documentation: the index, /doc and the UI are built from the routes
   // as registered, collected before any of them is registered.

@@ -83,6 +83,10 @@ export interface Config {
   serializationArenaMb: number;
   /** SERIALIZATION_MEMO_ENTRIES: documents each serialization memo keeps, per app; 0 = off. */
   serializationMemoEntries: number;
+  /** RESPONSE_CACHE_BYTES: memory of the response cache for anonymous reads, per app (src/plugins/response-cache.ts); 0 = off. */
+  responseCacheBytes: number;
+  /** CACHE_MAX_AGE: seconds a client or shared cache may reuse a public response without asking again. */
+  cacheMaxAge: number;
 }
 
 /**
@@ -212,6 +216,18 @@ export const ConfigSchema = Type.Object(
       0,
       1024,
       "Memory in which the event list keeps each stored event's encoded JSON, so an event read again is not encoded again; allocated once per app, oldest out first; 0 = off. Off on the `mongodb` engine, whose reads return new documents every time",
+    ),
+    RESPONSE_CACHE_BYTES: whole(
+      64 * 1024 * 1024,
+      0,
+      2 ** 40,
+      'Memory in which answers to anonymous reads are kept and served again until a write or the clock changes them (per app); 0 = off',
+    ),
+    CACHE_MAX_AGE: whole(
+      0,
+      0,
+      31_536_000,
+      'Seconds a client or shared cache may reuse a public response before asking again (`Cache-Control: public, max-age=…, must-revalidate`); responses to a token or a password are always `private, no-store`',
     ),
     SERIALIZATION_MEMO_ENTRIES: whole(
       25_000,
@@ -429,5 +445,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowedHosts: allowedHostsOf(s.ALLOWED_HOSTS, s.HOST, publicUrl),
     serializationArenaMb: s.SERIALIZATION_ARENA_MB,
     serializationMemoEntries: s.SERIALIZATION_MEMO_ENTRIES,
+    responseCacheBytes: s.RESPONSE_CACHE_BYTES,
+    cacheMaxAge: s.CACHE_MAX_AGE,
   });
 }

@@ -18,17 +18,21 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryRoutesOptions> 
   const { docs } = options;
 
   // `''`: the namespace base itself (with or without a trailing slash).
-  app.get('', { schema: { querystring: IndexQuerySchema, response: { 200: NamespaceIndexSchema, ...ErrorResponses } } }, async (request) => {
-    // WordPress answers a namespace it does not serve the same way (WP_REST_Server::get_namespace_index).
-    if (request.query.namespace !== undefined && request.query.namespace !== NAMESPACE) {
-      throw new ApiError(404, 'rest_invalid_namespace', 'errorMessage.rest_invalid_namespace');
-    }
-    return docs.index(request, request.query.context ?? 'view');
-  });
+  app.get(
+    '',
+    { config: { responseCache: true }, schema: { querystring: IndexQuerySchema, response: { 200: NamespaceIndexSchema, ...ErrorResponses } } },
+    async (request) => {
+      // WordPress answers a namespace it does not serve the same way (WP_REST_Server::get_namespace_index).
+      if (request.query.namespace !== undefined && request.query.namespace !== NAMESPACE) {
+        throw new ApiError(404, 'rest_invalid_namespace', 'errorMessage.rest_invalid_namespace');
+      }
+      return docs.index(request, request.query.context ?? 'view');
+    },
+  );
 
   // The document's text is written once per language and server URL (src/docs/api-docs.ts); the
   // response schema still documents it.
-  app.get('/doc', { schema: { response: { 200: OpenApiDocumentSchema, ...ErrorResponses } } }, async (request, reply) =>
+  app.get('/doc', { config: { responseCache: true }, schema: { response: { 200: OpenApiDocumentSchema, ...ErrorResponses } } }, async (request, reply) =>
     reply.type('application/json; charset=utf-8').send(docs.openapiText(request, 'json') as never),
   );
 };

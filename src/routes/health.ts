@@ -27,6 +27,10 @@ export interface HealthRoutesOptions {
  */
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, { storage, details }) => {
   const config = { probe: true };
+  // A probe's answer is the state of this moment: never reused, nor revalidated.
+  app.addHook('onRequest', async (_request, reply) => {
+    void reply.header('cache-control', 'no-store');
+  });
   app.get('/health/live', { config, schema: { response: { 200: LiveSchema } } }, async () => ({ status: 'ok' as const }));
   app.get('/health/ready', { config, schema: { response: { 200: ReadySchema, 503: ErrorResponseSchema } } }, async (request) => {
     await storage.ping();

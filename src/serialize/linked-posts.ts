@@ -34,3 +34,13 @@ export function dropEmpty<T>(fields: Record<string, unknown>): T {
   }
   return out as T;
 }
+
+/**
+ * When a venue's or organizer's representation last changed (`Last-Modified`): its modification
+ * time, or its publication when a scheduled record became public later than that. Its
+ * representation holds nothing of other records.
+ */
+export function lastModifiedOf(doc: Pick<VenueDoc, 'modifiedUtc' | 'dateUtc'>, now: Date): Date {
+  const published = doc.dateUtc.getTime() <= now.getTime() ? doc.dateUtc : null;
+  return published !== null && published > doc.modifiedUtc ? published : doc.modifiedUtc;
+}

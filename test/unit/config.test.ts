@@ -50,6 +50,8 @@ describe('loadConfig', () => {
       dataDir: null,
       serializationArenaMb: 64,
       serializationMemoEntries: 25_000,
+      responseCacheBytes: 64 * 1024 * 1024,
+      cacheMaxAge: 0,
       healthDetails: false,
       allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
     });

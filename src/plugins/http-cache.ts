@@ -1,0 +1,163 @@
+/**
+ * HTTP caching (RFC 9110 §13, RFC 9111) for every GET and HEAD:
+ *
+ * - validators: a strong `ETag` on every 200 (from the bytes sent), and `If-None-Match` (else
+ *   `If-Modified-Since`, where the route sent `Last-Modified`) answered 304 with no body and the
+ *   same validators, `Cache-Control` and `Vary`;
+ * - `Cache-Control`: anonymous answers are `public, max-age=CACHE_MAX_AGE, must-revalidate` and vary
+ *   on `Authorization`; anything answered to a token or a `password` is `private, no-store`;
+ * - a response cache for anonymous reads of the routes that allow it: the bytes and headers of a
+ *   200, keyed by the links' origin, the root, the route and its validated parameters (so parameter
+ *   order and defaults do not matter), served again while the storage's change version stands and
+ *   the clock has not reached the answer's `validUntil` (src/services/freshness.ts). An entry is
+ *   stamped with the version read before its answer was computed, so a write that lands meanwhile
+ *   makes it stale at once.
+ *
+ * A route sets `config.responseCache` to `true`, or to a function saying whether a request's answer
+ * depends on the clock only at the instants freshness knows; without it nothing is kept. A route
+ * that sets its own `Cache-Control` (health) is left alone.
+ */
+import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import { etagOf, modifiedSince, noneMatchHits } from '../lib/etag.js';
+import { rootOf } from '../routes/roots.js';
+
+export type ResponseCacheRule = boolean | ((request: FastifyRequest) => boolean);
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Whether anonymous answers of this route may be kept (see src/plugins/http-cache.ts). */
+    responseCache?: ResponseCacheRule;
+  }
+  interface FastifyRequest {
+    /** The response cache's key and the change version read before the answer was computed. */
+    cacheFill: { key: string; version: number } | null;
+  }
+}
+
+export interface HttpCacheOptions {
+  /** CACHE_MAX_AGE, seconds. */
+  maxAge: number;
+  /** RESPONSE_CACHE_BYTES; 0: nothing is kept. */
+  cacheBytes: number;
+  /** The storage's change version. */
+  version: () => number;
+  /** Until when (ms) an answer computed now stays true if nothing is written. */
+  validUntil: () => Promise<number>;
+  now: () => Date;
+}
+
+interface Entry {
+  body: Buffer;
+  headers: Record<string, string>;
+  version: number;
+  /** The clock's reading (ms) when it was stored, and until when it stays true: valid in between. */
+  since: number;
+  until: number;
+}
+
+/** The headers of a 200 a cached copy repeats; the others are made per response (rate limits, CORS, Date). */
+const KEPT_HEADERS = ['content-type', 'etag', 'last-modified', 'link', 'x-tec-total', 'x-tec-totalpages'] as const;
+const PRIVATE = 'private, no-store';
+
+/** Whether the answer depends on who asks: a token, or an event's password. */
+function isPersonal(request: FastifyRequest): boolean {
+  return request.caller !== null || request.headers.authorization !== undefined || Object.hasOwn(request.query as object, 'password');
+}
+
+/** Validated parameters in a fixed order: the same request in any parameter order has one key. */
+function canonical(values: unknown): string {
+  if (values === null || typeof values !== 'object') return '';
+  const record = values as Record<string, unknown>;
+  return JSON.stringify(
+    Object.keys(record)
+      .sort()
+      .map((name) => [name, record[name]]),
+  );
+}
+
+const cacheKeyOf = (request: FastifyRequest): string =>
+  `${request.linkOrigin}\n${rootOf(request)}\n${request.routeOptions.url ?? ''}\n${canonical(request.params)}\n${canonical(request.query)}`;
+
+function mayKeep(request: FastifyRequest): boolean {
+  const rule = request.routeOptions.config.responseCache;
+  if (rule === undefined || rule === false || isPersonal(request)) return false;
+  return rule === true || rule(request);
+}
+
+/** 304 when the client's copy is current: If-None-Match, else If-Modified-Since (RFC 9110 §13.2.2). */
+function notModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
+  const noneMatch = request.headers['if-none-match'];
+  if (noneMatch !== undefined) return noneMatchHits(noneMatch, etag);
+  const since = request.headers['if-modified-since'];
+  const lastModified = reply.getHeader('last-modified');
+  return since !== undefined && typeof lastModified === 'string' && !modifiedSince(since, new Date(lastModified));
+}
+
+export function installHttpCache(app: FastifyInstance, options: HttpCacheOptions): void {
+  const publicPolicy = `public, max-age=${options.maxAge}, must-revalidate`;
+  const entries =
+    options.cacheBytes > 0
+      ? new LRUCache<string, Entry>({ maxSize: options.cacheBytes, sizeCalculation: (entry, key) => entry.body.length + key.length + 256 })
+      : null;
+
+  app.decorateRequest('cacheFill', null);
+
+  if (entries !== null) {
+    // After authentication and validation: the caller is known and the parameters are canonical.
+    app.addHook('preHandler', async (request, reply) => {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || !mayKeep(request)) return;
+      const key = cacheKeyOf(request);
+      const version = options.version();
+      const entry = entries.get(key);
+      const at = options.now().getTime();
+      if (entry !== undefined && entry.version === version && entry.since <= at && at < entry.until) {
+        // The validators and 304 are the onSend hook's, as for an answer computed now.
+        return reply.headers(entry.headers).send(entry.body);
+      }
+      request.cacheFill = { key, version };
+    });
+  }
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    if (reply.hasHeader('cache-control')) return payload;
+    const personal = isPersonal(request);
+    void reply.header('cache-control', personal ? PRIVATE : publicPolicy);
+    // The API's reads answer a token differently; other pages (home, docs) do not look at it.
+    if (!personal && request.routeOptions.config.responseCache !== undefined) void reply.header('vary', appendVary(reply.getHeader('vary'), 'Authorization'));
+    let etag = reply.getHeader('etag');
+    if (typeof etag !== 'string') {
+      etag = etagOf(payload);
+      void reply.header('etag', etag);
+    }
+    const fill = request.cacheFill;
+    if (entries !== null && fill !== null && fill.version === options.version()) {
+      const since = options.now().getTime();
+      const until = await options.validUntil();
+      const headers: Record<string, string> = {};
+      for (const name of KEPT_HEADERS) {
+        const value = reply.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      // A copy: a list's body may be a view of memory reused once it is sent.
+      entries.set(fill.key, { body: Buffer.from(payload), headers, version: fill.version, since, until });
+    }
+    if (!notModified(request, reply, etag)) return payload;
+    void reply.code(304);
+    reply.removeHeader('content-type');
+    // A HEAD keeps its body for Fastify's HEAD handler, which drops it and sends the length a 200
+    // would have (the only Content-Length a 304 may carry); a GET's 304 has none.
+    if (request.method === 'HEAD') return payload;
+    reply.removeHeader('content-length');
+    return null;
+  });
+}
+
+/** `Vary` with `name` added once. */
+function appendVary(current: unknown, name: string): string {
+  const value = Array.isArray(current) ? current.join(', ') : typeof current === 'string' ? current : '';
+  if (value.split(',').some((member) => member.trim().toLowerCase() === name.toLowerCase())) return value;
+  return value === '' ? name : `${value}, ${name}`;
+}
