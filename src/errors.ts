@@ -57,6 +57,7 @@ export const ERROR_CODES = [
   'rest_conflict',
   'rest_idempotency_key_mismatch',
   'rest_idempotency_in_progress',
+  'rest_precondition_failed',
   // Failures of the service.
   'storage-unavailable',
   'storage-write-unconfirmed',

@@ -1,4 +1,5 @@
 import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { ErrorResponses, IdParamsSchema, SlugParamsSchema } from '../schemas/common.js';
 import {
   EVENT_GENERATED_FIELDS,
@@ -11,12 +12,16 @@ import {
   EventResponseSchema,
 } from '../schemas/events.js';
 import { ApiError } from '../errors.js';
+import { isAbsoluteDateInput } from '../lib/dates/index.js';
+import { DATE_PARAMS } from '../query/events.js';
 import { totalPages } from '../query/paging.js';
 import { redactProtected, serializeEvent, serializeEventJson } from '../serialize/events.js';
 import { JSON_CONTENT_TYPE, type JsonItem, jsonEnvelope, listHeaders, listLinks, releaseWhenSent, withJsonMember } from '../serialize/list.js';
 import { type EventsService } from '../services/events/index.js';
+import { type EventInput } from '../services/events/fields.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
 import { ignoreBodyFields } from './hooks.js';
+import { serialized, withIfMatch } from './preconditions.js';
 
 export interface EventRoutesOptions extends ApiRouteOptions {
   events: EventsService;
@@ -27,6 +32,12 @@ const SLUG = '/events/by-slug/:slug';
 const WRITE = ['POST', 'PUT', 'PATCH'] as const;
 const single = { 200: EventResponseSchema, ...ErrorResponses };
 const stripGenerated = ignoreBodyFields(EVENT_GENERATED_FIELDS);
+/** A list may be kept unless a date parameter is read relative to the clock (`now`, `+1 week`). */
+const listMayBeKept = (request: { query: unknown }): boolean =>
+  DATE_PARAMS.every((name) => {
+    const value = (request.query as Record<string, unknown>)[name];
+    return value === undefined || isAbsoluteDateInput(value);
+  });
 
 export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, options) => {
   const { events } = options;
@@ -35,7 +46,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
 
   app.get(
     '/events',
-    { schema: { querystring: EventListQuerySchema, response: { 200: EventListResponseSchema, ...ErrorResponses } } },
+    { config: { responseCache: listMayBeKept }, schema: { querystring: EventListQuerySchema, response: { 200: EventListResponseSchema, ...ErrorResponses } } },
     async (request, reply) => {
       const { items, total, paging, args } = await events.list(request.query, request.caller);
       if (paging.page > 1 && items.length === 0) {
@@ -78,36 +89,41 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
     },
   );
 
-  app.get(ID, { schema: { params: IdParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
+  app.get(ID, { config: { responseCache: true }, schema: { params: IdParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
     present(request, await events.get({ id: request.params.id }, { caller: request.caller, ...request.query }), true),
   );
-  app.get(SLUG, { schema: { params: SlugParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
-    present(request, await events.get({ slug: request.params.slug }, { caller: request.caller, ...request.query }), true),
-  );
-
-  app.route({
-    method: [...WRITE],
-    url: ID,
-    config: { access: 'write' },
-    preValidation: stripGenerated,
-    schema: { params: IdParamsSchema, body: EventPatchByIdSchema, response: single },
-    handler: async (request) => present(request, await events.update({ id: request.params.id }, request.body, request.caller!)),
-  });
-  app.route({
-    method: [...WRITE],
-    url: SLUG,
-    config: { access: 'write' },
-    preValidation: stripGenerated,
-    schema: { params: SlugParamsSchema, body: EventPatchSchema, response: single },
-    handler: async (request) => present(request, await events.update({ slug: request.params.slug }, request.body, request.caller!)),
-  });
-
-  app.delete(ID, { config: { access: 'write' }, schema: { params: IdParamsSchema, querystring: EventReadQuerySchema, response: single } }, async (request) =>
-    present(request, await events.trash({ id: request.params.id }, request.caller!)),
-  );
-  app.delete(
+  app.get(
     SLUG,
-    { config: { access: 'write' }, schema: { params: SlugParamsSchema, querystring: EventReadQuerySchema, response: single } },
-    async (request) => present(request, await events.trash({ slug: request.params.slug }, request.caller!)),
+    { config: { responseCache: true }, schema: { params: SlugParamsSchema, querystring: EventReadQuerySchema, response: single } },
+    async (request) => present(request, await events.get({ slug: request.params.slug }, { caller: request.caller, ...request.query }), true),
   );
+
+  // `If-Match` compares with the bytes a GET of the event answers this caller (src/routes/preconditions.ts).
+  type Current = Awaited<ReturnType<EventsService['get']>>;
+  const asRead = (request: FastifyRequest, reply: FastifyReply) => (current: Current) => serialized(reply, present(request, current, true));
+
+  type Keyed = FastifyRequest<{ Params: { id?: number; slug?: string } }>;
+  const keyOf = (request: Keyed) => (request.params.id !== undefined ? { id: request.params.id } : { slug: request.params.slug as string });
+  for (const [url, params, body] of [
+    [ID, IdParamsSchema, EventPatchByIdSchema],
+    [SLUG, SlugParamsSchema, EventPatchSchema],
+  ] as const) {
+    app.route({
+      method: [...WRITE],
+      url,
+      config: { access: 'write' },
+      preValidation: stripGenerated,
+      schema: { params, body, response: single },
+      handler: async (request, reply) =>
+        present(
+          request,
+          await withIfMatch(request, asRead(request, reply), (check) =>
+            events.update(keyOf(request as Keyed), request.body as EventInput, request.caller!, check),
+          ),
+        ),
+    });
+    app.delete(url, { config: { access: 'write' }, schema: { params, querystring: EventReadQuerySchema, response: single } }, async (request, reply) =>
+      present(request, await withIfMatch(request, asRead(request, reply), (check) => events.trash(keyOf(request as Keyed), request.caller!, check))),
+    );
+  }
 };

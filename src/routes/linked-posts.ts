@@ -10,9 +10,12 @@ import { ErrorResponses, IdParamsSchema, SlugParamsSchema } from '../schemas/com
 import { LINKED_POST_GENERATED_FIELDS } from '../schemas/venues.js';
 import { type SerializeContext } from '../serialize/context.js';
 import { listHeaders, listLinks } from '../serialize/list.js';
+import { lastModifiedOf } from '../serialize/linked-posts.js';
+import { isTruthy } from '../services/input.js';
 import { type LinkedPostDoc, type LinkedPostListParams, type LinkedPostService } from '../services/linked-posts.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
 import { ignoreBodyFields } from './hooks.js';
+import { serialized, withIfMatch } from './preconditions.js';
 
 export interface LinkedPostRoutesOptions<D extends LinkedPostDoc> extends ApiRouteOptions {
   /** Collection path and envelope key: `venues` or `organizers`. */
@@ -35,12 +38,18 @@ export function linkedPostRoutes<D extends LinkedPostDoc>(): FastifyPluginAsyncT
     type Keyed = FastifyRequest<{ Params: { id?: number; slug?: string } }>;
     const keyOf = (request: Keyed) => (request.params.id !== undefined ? { id: request.params.id } : { slug: request.params.slug as string });
     const present = (request: FastifyRequest, doc: D, isSingle = false) => serialize(doc, serializeContext(request, options, isSingle));
+    // `If-Match` compares with the bytes a GET of the record answers (src/routes/preconditions.ts).
+    const asRead = (request: FastifyRequest, reply: FastifyReply) => (current: D) => serialized(reply, present(request, current, true) as object);
     // The body was validated against the route's schema; the service re-checks values.
     const bodyOf = (request: FastifyRequest) => request.body as never;
 
     app.get(
       `/${path}`,
-      { schema: { querystring: schemas.listQuery, response: { 200: schemas.listResponse, ...ErrorResponses } } },
+      {
+        // `only_with_upcoming` moves with the clock at every event's start: not kept.
+        config: { responseCache: (request) => !isTruthy((request.query as LinkedPostListParams).only_with_upcoming ?? false) },
+        schema: { querystring: schemas.listQuery, response: { 200: schemas.listResponse, ...ErrorResponses } },
+      },
       async (request, reply: FastifyReply) => {
         const query = request.query as LinkedPostListParams;
         const { items, total, paging, args } = await service.list(query, request.caller);
@@ -73,19 +82,22 @@ export function linkedPostRoutes<D extends LinkedPostDoc>(): FastifyPluginAsyncT
       [ID, IdParamsSchema],
       [SLUG, SlugParamsSchema],
     ] as const) {
-      app.get(url, { schema: { params, response: single } }, async (request) =>
-        present(request, await service.get(keyOf(request as Keyed), request.caller), true),
-      );
+      app.get(url, { config: { responseCache: true }, schema: { params, response: single } }, async (request, reply) => {
+        const doc = await service.get(keyOf(request as Keyed), request.caller);
+        void reply.header('last-modified', lastModifiedOf(doc, new Date()).toUTCString());
+        return present(request, doc, true);
+      });
       app.route({
         method: WRITE,
         url,
         config: { access: 'write' },
         preValidation: stripGenerated,
         schema: { params, body: schemas.patch, response: single },
-        handler: async (request) => present(request, await service.update(keyOf(request as Keyed), bodyOf(request))),
+        handler: async (request, reply) =>
+          present(request, await withIfMatch(request, asRead(request, reply), (check) => service.update(keyOf(request as Keyed), bodyOf(request), check))),
       });
-      app.delete(url, { config: { access: 'write' }, schema: { params, response: single } }, async (request) =>
-        present(request, await service.trash(keyOf(request as Keyed))),
+      app.delete(url, { config: { access: 'write' }, schema: { params, response: single } }, async (request, reply) =>
+        present(request, await withIfMatch(request, asRead(request, reply), (check) => service.trash(keyOf(request as Keyed), check))),
       );
     }
   };

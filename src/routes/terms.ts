@@ -4,12 +4,14 @@
  */
 import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type TObject, type TSchema } from '@sinclair/typebox';
+import { type FastifyReply } from 'fastify';
 import { ErrorResponses, IdParamsSchema } from '../schemas/common.js';
 import { listHeaders, listLinks } from '../serialize/list.js';
 import { serializeTerm } from '../serialize/terms.js';
 import { type TermInput, type TermsService } from '../services/terms.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
 import { ignoreBodyFields } from './hooks.js';
+import { serialized, withIfMatch } from './preconditions.js';
 
 export interface TermRoutesOptions extends ApiRouteOptions {
   service: TermsService;
@@ -28,7 +30,11 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (a
   const present = (request: Parameters<typeof serializeContext>[0], result: { doc: Parameters<typeof serializeTerm>[0]; count: number }) =>
     serializeTerm(result.doc, path, result.count, serializeContext(request, options, false));
 
-  app.get(`/${path}`, { schema: { querystring: schemas.listQuery, response: { 200: schemas.listResponse, ...ErrorResponses } } }, async (request, reply) => {
+  const list = { config: { responseCache: true }, schema: { querystring: schemas.listQuery, response: { 200: schemas.listResponse, ...ErrorResponses } } };
+  // `If-Match` compares with the bytes a GET of the term answers (src/routes/preconditions.ts).
+  const asRead = (request: Parameters<typeof serializeContext>[0], reply: FastifyReply) => (current: Parameters<typeof present>[1]) =>
+    serialized(reply, present(request, current));
+  app.get(`/${path}`, list, async (request, reply) => {
     const { items, total, paging, args } = await service.list(request.query, request.caller);
     const ctx = serializeContext(request, options, false);
     const meta = { page: paging.page, perPage: paging.perPage, total, args };
@@ -56,7 +62,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (a
     async (request, reply) =>
       reply.code(201).send(present(request, await service.create(request.body as unknown as TermInput & { name: string }, request.reservedId ?? undefined))),
   );
-  app.get(ID, { schema: { params: IdParamsSchema, response: single } }, async (request) =>
+  app.get(ID, { config: { responseCache: true }, schema: { params: IdParamsSchema, response: single } }, async (request) =>
     present(request, await service.get(request.params.id, request.caller)),
   );
   app.route({
@@ -65,9 +71,10 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (a
     config: { access: 'write' },
     preValidation: stripGenerated,
     schema: { params: IdParamsSchema, body: schemas.patch, response: single },
-    handler: async (request) => present(request, await service.update(request.params.id, request.body as TermInput)),
+    handler: async (request, reply) =>
+      present(request, await withIfMatch(request, asRead(request, reply), (check) => service.update(request.params.id, request.body as TermInput, check))),
   });
-  app.delete(ID, { config: { access: 'write' }, schema: { params: IdParamsSchema, response: single } }, async (request) =>
-    present(request, await service.remove(request.params.id)),
+  app.delete(ID, { config: { access: 'write' }, schema: { params: IdParamsSchema, response: single } }, async (request, reply) =>
+    present(request, await withIfMatch(request, asRead(request, reply), (check) => service.remove(request.params.id, check))),
   );
 };

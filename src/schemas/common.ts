@@ -124,6 +124,7 @@ export const ErrorResponses = {
   404: ErrorResponseSchema,
   409: ErrorResponseSchema,
   410: ErrorResponseSchema,
+  412: ErrorResponseSchema,
   413: ErrorResponseSchema,
   415: ErrorResponseSchema,
   500: ErrorResponseSchema,

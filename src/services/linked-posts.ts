@@ -341,10 +341,11 @@ function linkedPostWrites<D extends LinkedPostDoc, I extends LinkedPostInput>(
      * edit ends a hold (src/services/holds.ts): the record is published unless the edit names a
      * status. Moving to the trash here has the effects of `trash`.
      */
-    async update(key: LinkedPostKey, input: I & { [name: string]: unknown }) {
+    async update(key: LinkedPostKey, input: I & { [name: string]: unknown }, precondition?: (current: D) => void) {
       const { _id } = await find(key);
       return writes.run(_id, async () => {
         const current = await find({ id: _id });
+        precondition?.(asSeen(current, now()));
         const errors = new ParamErrors();
         const set = prepare(input, current, errors);
         if (!errors.empty) throw new InvalidParamsError(errors.params);
@@ -359,10 +360,11 @@ function linkedPostWrites<D extends LinkedPostDoc, I extends LinkedPostInput>(
     },
 
     /** Trash, then unlink from every event; a second delete is 410. */
-    async trash(key: LinkedPostKey): Promise<D> {
+    async trash(key: LinkedPostKey, precondition?: (current: D) => void): Promise<D> {
       const { _id } = await find(key);
       return writes.run(_id, async () => {
         const current = await find({ id: _id });
+        precondition?.(asSeen(current, now()));
         if (current.status === 'trash') throw new GoneError(def.kind);
         const trashed = await collection.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } as Partial<D> });
         if (!trashed) throw new NotFoundError(def.kind, current._id);

@@ -44,6 +44,9 @@ export interface TermsServiceDeps {
   now?: () => Date;
 }
 
+/** A check of a term and its count before a write, throwing to refuse it (a request's `If-Match`). */
+export type TermPrecondition = (current: { doc: TermDoc; count: number }) => void;
+
 /** A term named in an event write: an existing id, or a name to create once the write is valid. */
 export type TermRef = { id: number } | { name: string };
 
@@ -211,8 +214,8 @@ const duplicateTermSlug = (slug: string | undefined): ConflictError =>
   );
 
 function termWrites(
-  { taxonomy, storage, collection, kind, hierarchical, nameIndex, slugIndex, find, all, termExists, findByName, insert }: TermStore,
-  { counts, invalidate }: ReturnType<typeof termCounts>,
+  { collection, kind, nameIndex, slugIndex, find, termExists, findByName, insert }: TermStore,
+  { counts }: ReturnType<typeof termCounts>,
   { resolveParent }: ReturnType<typeof termParams>,
 ) {
   return {
@@ -245,8 +248,10 @@ function termWrites(
       }
     },
 
-    async update(id: number, input: TermInput) {
+    /** `precondition`: a check of the term as an editor reads it, throwing to refuse the write. */
+    async update(id: number, input: TermInput, precondition?: TermPrecondition) {
       const current = await find(id);
+      precondition?.({ doc: current, count: (await counts('all')).get(id) ?? 0 });
       const errors = new ParamErrors();
       const set: Partial<TermDoc> = {};
       if (input.parent !== undefined) {
@@ -282,14 +287,20 @@ function termWrites(
         throw err;
       }
     },
+  };
+}
 
+/** Deleting a term for good. */
+function termRemoval({ taxonomy, storage, collection, hierarchical, find, all, findByName }: TermStore, { counts, invalidate }: ReturnType<typeof termCounts>) {
+  return {
     /**
      * Permanent delete; returns the term as it was. A category's children move up to
      * its parent, and the term is removed from every event.
      */
-    async remove(id: number) {
+    async remove(id: number, precondition?: TermPrecondition) {
       const doc = await find(id);
       const count = (await counts()).get(id) ?? 0;
+      precondition?.({ doc, count });
       const nodes = hierarchical ? await all() : [];
       const children = childrenOf(id, nodes).map((childId) => nodes.find((n) => n._id === childId) as TermDoc);
       // Children move up to the parent's level, where their names must be free (the deleted term's
@@ -443,6 +454,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     },
 
     ...termWrites(store, counting, params),
+    ...termRemoval(store, counting),
     ...termList(store, counting, params, perPageMax, now),
     ...termEventRefs(store),
   };

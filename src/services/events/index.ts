@@ -6,7 +6,8 @@
  */
 import { KeyedLock } from '../../lib/keyed-lock.js';
 import { type EventCreate } from '../../schemas/events.js';
-import { type Storage } from '../../storage/port.js';
+import { type EventRelations } from '../../serialize/events.js';
+import { type EventDoc, type Storage } from '../../storage/port.js';
 import { asSeen, type Caller } from '../access.js';
 import { type OrganizersService } from '../organizers.js';
 import { type TermsService } from '../terms.js';
@@ -20,6 +21,9 @@ import { createEventReads, type EventKey, type ReadOptions } from './read.js';
 import { createEventWrites } from './writes.js';
 
 export { type EventKey, type ReadOptions } from './read.js';
+
+/** A check of the current event as its caller reads it (null: none to read), throwing to refuse the write. */
+export type EventPrecondition = (current: { doc: EventDoc; relations: EventRelations } | null) => void;
 
 export interface EventsServiceDeps {
   storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
@@ -58,6 +62,16 @@ export function createEventsService({
   /** Updates and trashing of one event, one at a time (see `update`). */
   const locks = new KeyedLock<number>();
 
+  /**
+   * The event as stored, once `precondition` (a request's `If-Match`) has accepted it as the
+   * caller reads it; a trashed event has no representation.
+   */
+  async function checked(id: number, caller: Caller, precondition: EventPrecondition | undefined): Promise<EventDoc> {
+    const current = await findEvent({ id });
+    precondition?.(current.status === 'trash' ? null : { doc: asSeen(current, now()), relations: await relationsOf(current, caller) });
+    return current;
+  }
+
   return {
     /** GET /events: validates and resolves every parameter, then one page query. */
     list,
@@ -78,16 +92,16 @@ export function createEventsService({
      * Per-field last writer wins: an update writes only the fields it changes, read-modify-write
      * under the event's lock (KeyedLock) so derived fields follow the latest version.
      */
-    async update(key: EventKey, input: EventInput, caller: Caller) {
+    async update(key: EventKey, input: EventInput, caller: Caller, precondition?: EventPrecondition) {
       const { _id } = await findEvent(key);
-      const updated = await locks.run(_id, async () => writes.updateDoc(await findEvent({ id: _id }), input, caller));
+      const updated = await locks.run(_id, async () => writes.updateDoc(await checked(_id, caller, precondition), input, caller));
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 
     /** Moves the event to the trash; a second delete is 410. */
-    async trash(key: EventKey, caller: Caller) {
+    async trash(key: EventKey, caller: Caller, precondition?: EventPrecondition) {
       const { _id } = await findEvent(key);
-      const updated = await locks.run(_id, async () => writes.trashDoc(await findEvent({ id: _id })));
+      const updated = await locks.run(_id, async () => writes.trashDoc(await checked(_id, caller, precondition)));
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 
