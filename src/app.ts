@@ -94,8 +94,9 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     // Reliability: router errors (bad percent-encoding, over-long parameters) in the error shape too.
     frameworkErrors: (error, request, reply) => replyWithRouterError(error, request, reply as FastifyReply),
     // The language roots: the router sees the namespace's and the home page's URLs without their
-    // root, so their routes are registered once for every root (src/routes/roots.ts).
-    rewriteUrl: (request) => routedUrl(request.url ?? '/'),
+    // root, so their routes are registered once for every root (src/routes/roots.ts); the
+    // namespace's also under the drop-in path `/wp-json/tribe/events/v1` (TEC_COMPAT_PATH).
+    rewriteUrl: (request) => routedUrl(request.url ?? '/', config.tecCompatPath),
     routerOptions: {
       // `rest_url` links end in a slash (`…/events/`), as the reference's do.
       ignoreTrailingSlash: true,
@@ -149,7 +150,6 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   const catalog = installRouteCatalog(app, { namespace: NAMESPACE });
   const docs = createApiDocs({
     catalog,
-    namespace: NAMESPACE,
     siteTimezone: config.siteTimezone,
     perPageMax: config.perPageMax,
     // A kind of request is documented as answering 429 when any caller has a limit for it.

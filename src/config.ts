@@ -87,6 +87,8 @@ export interface Config {
   responseCacheBytes: number;
   /** CACHE_MAX_AGE: seconds a client or shared cache may reuse a public response without asking again. */
   cacheMaxAge: number;
+  /** TEC_COMPAT_PATH: the API also answers under `/wp-json/tribe/events/v1` (src/routes/roots.ts). */
+  tecCompatPath: boolean;
 }
 
 /**
@@ -157,6 +159,11 @@ export const ConfigSchema = Type.Object(
         '`/health/ready` tells anonymous callers why the engine was chosen (it names the data directory or the `mongod` binary); otherwise only callers with a token see it',
     }),
     TRUST_PROXY: Type.Boolean({ default: false, description: 'Honour `X-Forwarded-*` for links' }),
+    TEC_COMPAT_PATH: Type.Boolean({
+      default: true,
+      description:
+        "The API also answers under The Events Calendar's path, `/wp-json/tribe/events/v1/…`, with every link under that path, so its clients work by changing only the host",
+    }),
     ALLOWED_HOSTS: Type.Optional(
       Type.String({
         docDefault: '`localhost`, `127.0.0.1`, `[::1]` and the hosts of `HOST` and `PUBLIC_URL`',
@@ -447,5 +454,6 @@ export function loadConfig(env: Env = process.env): Config {
     serializationMemoEntries: s.SERIALIZATION_MEMO_ENTRIES,
     responseCacheBytes: s.RESPONSE_CACHE_BYTES,
     cacheMaxAge: s.CACHE_MAX_AGE,
+    tecCompatPath: s.TEC_COMPAT_PATH,
   });
 }

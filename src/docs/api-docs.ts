@@ -13,7 +13,7 @@ import { type FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { stringify as toYaml } from 'yaml';
 import { type Language, languageOfRoot } from '../i18n/index.js';
-import { rootOf } from '../routes/roots.js';
+import { apiPathOf, namespaceOf, rootOf } from '../routes/roots.js';
 import { type IndexContext, type NamespaceIndex, buildNamespaceIndex } from './namespace-index.js';
 import { EventListQuerySchema, EventListQueryWithoutGeolocationSchema } from '../schemas/events.js';
 import { type OpenApiDocument, buildOpenApiDocument, withServer } from './openapi.js';
@@ -21,7 +21,6 @@ import { type CatalogRoute, type RouteCatalog } from './route-catalog.js';
 
 export interface ApiDocsOptions {
   catalog: RouteCatalog;
-  namespace: string;
   siteTimezone: string;
   perPageMax: number;
   rateLimits: { reads: number; writes: number };
@@ -30,7 +29,7 @@ export interface ApiDocsOptions {
 }
 
 export interface ApiDocs {
-  /** `<origin><root>/<namespace>`: the namespace base the request came in on. */
+  /** `<origin><root>/<namespace>` (or the drop-in path): the namespace base the request came in on. */
   apiBase(request: FastifyRequest): string;
   /** The reference UI of the request's root (src/docs/ui.ts). */
   uiUrl(request: FastifyRequest): string;
@@ -59,11 +58,11 @@ function withoutGeolocation(route: CatalogRoute): CatalogRoute {
 }
 
 export function createApiDocs(options: ApiDocsOptions): ApiDocs {
-  const { catalog, namespace } = options;
+  const { catalog } = options;
   const routes = () => (options.geolocation ? catalog.routes() : catalog.routes().map(withoutGeolocation));
   const documents = new Map<Language, ReturnType<typeof buildOpenApiDocument>>();
   const origin = (request: FastifyRequest) => request.linkOrigin;
-  const apiBase = (request: FastifyRequest) => `${origin(request)}${rootOf(request)}/${namespace}`;
+  const apiBase = (request: FastifyRequest) => `${origin(request)}${apiPathOf(request)}`;
   const uiUrl = (request: FastifyRequest) => `${origin(request)}${uiPrefix(rootOf(request))}/`;
   const texts = new LRUCache<string, { json?: Buffer; yaml?: Buffer }>({ max: MAX_DOCUMENT_TEXTS });
 
@@ -91,7 +90,7 @@ export function createApiDocs(options: ApiDocsOptions): ApiDocs {
     },
     index(request, context) {
       const ctx: IndexContext = {
-        namespace,
+        namespace: namespaceOf(request),
         apiBase: apiBase(request),
         uiUrl: uiUrl(request),
         language: languageOfRoot(rootOf(request)),

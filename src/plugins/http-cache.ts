@@ -7,7 +7,7 @@
  * - `Cache-Control`: anonymous answers are `public, max-age=CACHE_MAX_AGE, must-revalidate` and vary
  *   on `Authorization`; anything answered to a token or a `password` is `private, no-store`;
  * - a response cache for anonymous reads of the routes that allow it: the bytes and headers of a
- *   200, keyed by the links' origin, the root, the route and its validated parameters (so parameter
+ *   200, keyed by the links' origin, the root (or drop-in path), the route and its validated parameters (so parameter
  *   order and defaults do not matter), served again while the storage's change version stands and
  *   the clock has not reached the answer's `validUntil` (src/services/freshness.ts). An entry is
  *   stamped with the version read before its answer was computed, so a write that lands meanwhile
@@ -20,7 +20,7 @@
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { etagOf, modifiedSince, noneMatchHits } from '../lib/etag.js';
-import { rootOf } from '../routes/roots.js';
+import { apiPathOf } from '../routes/roots.js';
 
 export type ResponseCacheRule = boolean | ((request: FastifyRequest) => boolean);
 
@@ -77,7 +77,7 @@ function canonical(values: unknown): string {
 }
 
 const cacheKeyOf = (request: FastifyRequest): string =>
-  `${request.linkOrigin}\n${rootOf(request)}\n${request.routeOptions.url ?? ''}\n${canonical(request.params)}\n${canonical(request.query)}`;
+  `${request.linkOrigin}\n${apiPathOf(request)}\n${request.routeOptions.url ?? ''}\n${canonical(request.params)}\n${canonical(request.query)}`;
 
 function mayKeep(request: FastifyRequest): boolean {
   const rule = request.routeOptions.config.responseCache;

@@ -1,7 +1,7 @@
 import { type FastifyRequest } from 'fastify';
 import { type SerializeCaches } from '../serialize/caches.js';
 import { contextKey, type SerializeContext } from '../serialize/context.js';
-import { NAMESPACE, rootOf } from './roots.js';
+import { apiPathOf } from './roots.js';
 
 export interface ApiRouteOptions {
   siteTimezone: string;
@@ -10,10 +10,10 @@ export interface ApiRouteOptions {
   caches: SerializeCaches;
 }
 
-/** Links use the root the request came in on, and its host when allowed (src/plugins/hosts.ts). */
+/** Links use the root (or drop-in path) the request came in on, and its host when allowed (src/plugins/hosts.ts). */
 export function serializeContext(request: FastifyRequest, options: ApiRouteOptions, single: boolean): SerializeContext {
   const origin = request.linkOrigin;
-  const fields = { apiBase: `${origin}${rootOf(request)}/${NAMESPACE}`, siteUrl: options.publicUrl ?? origin, siteTimezone: options.siteTimezone, single };
+  const fields = { apiBase: `${origin}${apiPathOf(request)}`, siteUrl: options.publicUrl ?? origin, siteTimezone: options.siteTimezone, single };
   // Written out, not `{ ...fields, now, key }`: V8 gives every object made by a spread plus new keys
   // a hidden class of its own, and serializing a page reads the context once per field per item.
   return {

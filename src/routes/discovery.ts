@@ -8,7 +8,7 @@ import { ApiError } from '../errors.js';
 import { ErrorResponses } from '../schemas/common.js';
 import { IndexQuerySchema, NamespaceIndexSchema, OpenApiDocumentSchema } from '../schemas/discovery.js';
 import { type ApiRouteOptions } from './context.js';
-import { NAMESPACE } from './roots.js';
+import { NAMESPACE, namespaceOf } from './roots.js';
 
 export interface DiscoveryRoutesOptions extends ApiRouteOptions {
   docs: ApiDocs;
@@ -23,7 +23,8 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryRoutesOptions> 
     { config: { responseCache: true }, schema: { querystring: IndexQuerySchema, response: { 200: NamespaceIndexSchema, ...ErrorResponses } } },
     async (request) => {
       // WordPress answers a namespace it does not serve the same way (WP_REST_Server::get_namespace_index).
-      if (request.query.namespace !== undefined && request.query.namespace !== NAMESPACE) {
+      // On the drop-in path both names are this namespace (the parameter's default is ours).
+      if (request.query.namespace !== undefined && request.query.namespace !== NAMESPACE && request.query.namespace !== namespaceOf(request)) {
         throw new ApiError(404, 'rest_invalid_namespace', 'errorMessage.rest_invalid_namespace');
       }
       return docs.index(request, request.query.context ?? 'view');

@@ -13,6 +13,14 @@ import { type FastifyRequest } from 'fastify';
 
 export const NAMESPACE = 'calendar/events/v1';
 
+/**
+ * The drop-in path (TEC_COMPAT_PATH): The Events Calendar's own base, `/wp-json/tribe/events/v1`,
+ * serves this namespace too, in English, with every link, `rest_url`, `namespace` and index entry
+ * under that path, so a client written for the reference works by changing only the host.
+ */
+export const COMPAT_NAMESPACE = 'tribe/events/v1';
+const COMPAT_SEGMENTS = ['wp-json', ...COMPAT_NAMESPACE.split('/')];
+
 export const ROOTS = ['', '/en', '/de', '/fr'] as const;
 export type Root = (typeof ROOTS)[number];
 
@@ -66,26 +74,51 @@ export function rootOf(request: FastifyRequest): Root {
 
 const NAMESPACE_SEGMENTS = NAMESPACE.split('/');
 
-/** Whether the path segments of `url` from `start` on (after a `/`) begin with the namespace's. */
-function isNamespaceAt(url: string, start: number): boolean {
+/**
+ * Where the path segments of `url` from `start` on (after a `/`) stop matching `segments` in full:
+ * the index after the last one, or -1 when they do not all match.
+ */
+function segmentsEndAt(url: string, start: number, segments: readonly string[]): number {
   let at = start;
-  for (const expected of NAMESPACE_SEGMENTS) {
-    if (at > url.length || url.charCodeAt(at - 1) !== 47 /* / */) return false;
-    const { text, end } = segmentAt(url, at);
-    if (text !== expected) return false;
+  let end = -1;
+  for (const expected of segments) {
+    if (at > url.length || url.charCodeAt(at - 1) !== 47 /* / */) return -1;
+    const segment = segmentAt(url, at);
+    if (segment.text !== expected) return -1;
+    end = segment.end;
     at = end + 1;
   }
-  return true;
+  return end;
 }
+
+/** Whether the path segments of `url` from `start` on (after a `/`) begin with the namespace's. */
+const isNamespaceAt = (url: string, start: number): boolean => segmentsEndAt(url, start, NAMESPACE_SEGMENTS) !== -1;
+
+/** Where the drop-in path ends in `url` (the URL as sent), or -1 when `url` is not under it. */
+const compatEnd = (url: string): number => (url.charCodeAt(0) === 47 /* / */ ? segmentsEndAt(url, 1, COMPAT_SEGMENTS) : -1);
+
+/** Whether the request came in on the drop-in path. */
+export const isCompatRequest = (request: FastifyRequest): boolean => compatEnd(request.originalUrl) !== -1;
+
+/** The namespace a request names: The Events Calendar's on the drop-in path, else this service's. */
+export const namespaceOf = (request: FastifyRequest): string => (isCompatRequest(request) ? COMPAT_NAMESPACE : NAMESPACE);
+
+/** The path of the namespace's base the request came in on: `/de/calendar/events/v1`, `/wp-json/tribe/events/v1`. */
+export const apiPathOf = (request: FastifyRequest): string => (isCompatRequest(request) ? `/${COMPAT_SEGMENTS.join('/')}` : `${rootOf(request)}/${NAMESPACE}`);
 
 /**
  * The URL the router sees (the server's `rewriteUrl`): the root taken off a URL of the namespace
  * (`/de/calendar/events/v1/…` → `/calendar/events/v1/…`) or of the home page (`/de`, `/de/`,
  * `/de?…` → `/`, `/?…`). Any other URL is routed as sent: the reference UI is mounted under each
  * root (its page is written for its own mount point), and nothing else is served under a root, so
- * `/de/health/ready` or `/de/de/…` stays a 404.
+ * `/de/health/ready` or `/de/de/…` stays a 404. With `compatPath`, the drop-in path is the
+ * namespace's too (`/wp-json/tribe/events/v1/events` → `/calendar/events/v1/events`).
  */
-export function routedUrl(url: string): string {
+export function routedUrl(url: string, compatPath = false): string {
+  if (compatPath) {
+    const end = compatEnd(url);
+    if (end !== -1) return `/${NAMESPACE}${url.slice(end)}`;
+  }
   const segment = rootSegment(url);
   if (segment === null) return url;
   // What follows the root is nothing, or begins with `/`, `?` or `#`.

@@ -154,7 +154,8 @@ export const StatusListInput = Type.Union(
 
 /** `page` and `per_page`: positive integers; per_page above the maximum is clamped. */
 export const PageQueryProperties = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, ...i18n('common.page') })),
+  // No maximum: any page past the last is the archive's 404, however far (as in the reference).
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, ...i18n('common.page') })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, default: 10, ...i18n('common.per_page') })),
 };
 

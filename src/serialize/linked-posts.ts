@@ -10,7 +10,8 @@ import { type SerializeContext, imageObject, permalink } from './context.js';
 export function linkedPostHead(doc: VenueDoc | OrganizerDoc, type: 'venue' | 'organizer', ctx: SerializeContext) {
   return {
     id: doc._id,
-    author: doc.authorId > 0 ? String(doc.authorId) : '',
+    // Always present, "0" for none, as in the event object: the reference's author is a user id.
+    author: String(doc.authorId),
     status: doc.status,
     date: formatWallClock(doc.dateUtc, ctx.siteTimezone),
     date_utc: formatWallClock(doc.dateUtc, 'UTC'),
@@ -25,12 +26,12 @@ export function linkedPostHead(doc: VenueDoc | OrganizerDoc, type: 'venue' | 'or
   };
 }
 
-/** Drops the reference's "empty" values: `""` and `"0"`. */
+/** Drops the reference's "empty" values, `""` and `"0"` — except `author`, which is always there. */
 export function dropEmpty<T>(fields: Record<string, unknown>): T {
   const out: Record<string, unknown> = {};
   for (const key in fields) {
     const value = fields[key];
-    if (value !== '' && value !== '0') out[key] = value;
+    if ((value !== '' && value !== '0') || key === 'author') out[key] = value;
   }
   return out as T;
 }

@@ -10,7 +10,6 @@ import { createApiDocs } from '../../src/docs/api-docs.js';
 
 const docs = createApiDocs({
   catalog: { routes: () => [] },
-  namespace: 'calendar/events/v1',
   siteTimezone: 'UTC',
   perPageMax: 50,
   rateLimits: { reads: 0, writes: 0 },

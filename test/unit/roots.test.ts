@@ -60,4 +60,21 @@ describe('language roots of request URLs', () => {
   ])('%s is routed as %s', (url, routed) => {
     expect(routedUrl(url)).toBe(routed);
   });
+
+  it.each([
+    ['/wp-json/tribe/events/v1', `/${NS}`],
+    ['/wp-json/tribe/events/v1/', `/${NS}/`],
+    ['/wp-json/tribe/events/v1/events?page=2', `/${NS}/events?page=2`],
+    ['/wp-json/tribe/events/v1?context=help', `/${NS}?context=help`],
+    ['/wp-json/tribe/events/v1/events/by-slug/a%2Fb', `/${NS}/events/by-slug/a%2Fb`],
+    ['/wp-json/%74ribe/events/v1/tags', `/${NS}/tags`],
+    // Not the drop-in path: routed as sent (a 404).
+    ['/wp-json/tribe/events/v2/events', '/wp-json/tribe/events/v2/events'],
+    ['/wp-json/tribe/events/v1x', '/wp-json/tribe/events/v1x'],
+    ['/wp-json/tribe/events', '/wp-json/tribe/events'],
+    ['/de/wp-json/tribe/events/v1', '/de/wp-json/tribe/events/v1'],
+  ])('with the drop-in path on, %s is routed as %s', (url, routed) => {
+    expect(routedUrl(url, true)).toBe(routed);
+    expect(routedUrl(url, false)).toBe(url.startsWith('/wp-json/') ? url : routedUrl(url));
+  });
 });
