@@ -30,8 +30,8 @@ declare module 'fastify' {
     responseCache?: ResponseCacheRule;
   }
   interface FastifyRequest {
-    /** The response cache's key and the change version read before the answer was computed. */
-    cacheFill: { key: string; version: number } | null;
+    /** The response cache's keys (the URL as sent, the canonical form) and the change version read before the answer was computed. */
+    cacheFill: { sent: string; key: string; version: number } | null;
   }
 }
 
@@ -59,6 +59,8 @@ interface Entry {
 /** The headers of a 200 a cached copy repeats; the others are made per response (rate limits, CORS, Date). */
 const KEPT_HEADERS = ['content-type', 'etag', 'last-modified', 'link', 'x-tec-total', 'x-tec-totalpages'] as const;
 const PRIVATE = 'private, no-store';
+/** URLs as sent remembered with their canonical key (a few hundred bytes each). */
+const MAX_SENT_KEYS = 100_000;
 
 /** Whether the answer depends on who asks: a token, or an event's password. */
 function isPersonal(request: FastifyRequest): boolean {
@@ -75,6 +77,9 @@ function canonical(values: unknown): string {
       .map((name) => [name, record[name]]),
   );
 }
+
+/** The URL as sent (with its root or drop-in path) and the host of its links. */
+const sentKeyOf = (request: FastifyRequest): string => `${request.linkOrigin}\n${request.originalUrl}`;
 
 const cacheKeyOf = (request: FastifyRequest): string =>
   `${request.linkOrigin}\n${apiPathOf(request)}\n${request.routeOptions.url ?? ''}\n${canonical(request.params)}\n${canonical(request.query)}`;
@@ -95,31 +100,67 @@ function notModified(request: FastifyRequest, reply: FastifyReply, etag: string)
 }
 
 export function installHttpCache(app: FastifyInstance, options: HttpCacheOptions): void {
-  const publicPolicy = `public, max-age=${options.maxAge}, must-revalidate`;
-  const entries =
-    options.cacheBytes > 0
-      ? new LRUCache<string, Entry>({ maxSize: options.cacheBytes, sizeCalculation: (entry, key) => entry.body.length + key.length + 256 })
-      : null;
-
   app.decorateRequest('cacheFill', null);
+  const store = options.cacheBytes > 0 ? responseStore(app, options) : null;
+  app.addHook('onSend', validators(options.maxAge, store));
+}
 
-  if (entries !== null) {
-    // After authentication and validation: the caller is known and the parameters are canonical.
-    app.addHook('preHandler', async (request, reply) => {
-      if ((request.method !== 'GET' && request.method !== 'HEAD') || !mayKeep(request)) return;
-      const key = cacheKeyOf(request);
-      const version = options.version();
-      const entry = entries.get(key);
-      const at = options.now().getTime();
-      if (entry !== undefined && entry.version === version && entry.since <= at && at < entry.until) {
-        // The validators and 304 are the onSend hook's, as for an answer computed now.
-        return reply.headers(entry.headers).send(entry.body);
-      }
-      request.cacheFill = { key, version };
-    });
+/**
+ * The response cache: entries by canonical key, and the canonical key of each URL as sent that was
+ * answered from one. A repeated URL is served right after authentication, before its parameters
+ * are validated again (they were, the first time, and the URL is the same); another spelling of
+ * the same request is served once validated.
+ */
+function responseStore(app: FastifyInstance, options: HttpCacheOptions) {
+  const entries = new LRUCache<string, Entry>({ maxSize: options.cacheBytes, sizeCalculation: (entry, key) => entry.body.length + key.length + 256 });
+  const sentKeys = new LRUCache<string, string>({ max: MAX_SENT_KEYS });
+  const current = (key: string | undefined): Entry | undefined => {
+    const entry = key === undefined ? undefined : entries.get(key);
+    const at = options.now().getTime();
+    return entry !== undefined && entry.version === options.version() && entry.since <= at && at < entry.until ? entry : undefined;
+  };
+
+  // Installed after authentication: the caller is known. The validators and 304 of an answer
+  // served again are the onSend hook's, as for one computed now.
+  app.addHook('onRequest', async (request, reply) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.routeOptions.config?.responseCache === undefined || isPersonal(request)) return;
+    const entry = current(sentKeys.get(sentKeyOf(request)));
+    if (entry !== undefined) return reply.headers(entry.headers).send(entry.body);
+  });
+  app.addHook('preHandler', async (request, reply) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || !mayKeep(request)) return;
+    const key = cacheKeyOf(request);
+    const entry = current(key);
+    if (entry === undefined) {
+      request.cacheFill = { sent: sentKeyOf(request), key, version: options.version() };
+      return;
+    }
+    sentKeys.set(sentKeyOf(request), key);
+    return reply.headers(entry.headers).send(entry.body);
+  });
+
+  /** Keeps a 200 computed for `request`, unless a write landed while it was computed. */
+  async function keep(request: FastifyRequest, reply: FastifyReply, payload: string | Buffer): Promise<void> {
+    const fill = request.cacheFill;
+    if (fill === null || fill.version !== options.version()) return;
+    const since = options.now().getTime();
+    const until = await options.validUntil();
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const value = reply.getHeader(name);
+      if (value !== undefined) headers[name] = String(value);
+    }
+    // A copy: a list's body may be a view of memory reused once it is sent.
+    entries.set(fill.key, { body: Buffer.from(payload), headers, version: fill.version, since, until });
+    sentKeys.set(fill.sent, fill.key);
   }
+  return { keep };
+}
 
-  app.addHook('onSend', async (request, reply, payload) => {
+/** The onSend hook: validators, Cache-Control, Vary, keeping the answer, and the 304. */
+function validators(maxAge: number, store: ReturnType<typeof responseStore> | null) {
+  const publicPolicy = `public, max-age=${maxAge}, must-revalidate`;
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     if (reply.hasHeader('cache-control')) return payload;
@@ -132,18 +173,7 @@ export function installHttpCache(app: FastifyInstance, options: HttpCacheOptions
       etag = etagOf(payload);
       void reply.header('etag', etag);
     }
-    const fill = request.cacheFill;
-    if (entries !== null && fill !== null && fill.version === options.version()) {
-      const since = options.now().getTime();
-      const until = await options.validUntil();
-      const headers: Record<string, string> = {};
-      for (const name of KEPT_HEADERS) {
-        const value = reply.getHeader(name);
-        if (value !== undefined) headers[name] = String(value);
-      }
-      // A copy: a list's body may be a view of memory reused once it is sent.
-      entries.set(fill.key, { body: Buffer.from(payload), headers, version: fill.version, since, until });
-    }
+    await store?.keep(request, reply, payload);
     if (!notModified(request, reply, etag)) return payload;
     void reply.code(304);
     reply.removeHeader('content-type');
@@ -152,7 +182,7 @@ export function installHttpCache(app: FastifyInstance, options: HttpCacheOptions
     if (request.method === 'HEAD') return payload;
     reply.removeHeader('content-length');
     return null;
-  });
+  };
 }
 
 /** `Vary` with `name` added once. */
