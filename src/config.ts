@@ -87,6 +87,8 @@ export interface Config {
   responseCacheBytes: number;
   /** CACHE_MAX_AGE: seconds a client or shared cache may reuse a public response without asking again. */
   cacheMaxAge: number;
+  /** TOMBSTONE_DAYS: how long `GET /deleted` remembers a record that left the lists (src/services/tombstones.ts). */
+  tombstoneDays: number;
 }
 
 /**
@@ -228,6 +230,12 @@ export const ConfigSchema = Type.Object(
       0,
       31_536_000,
       'Seconds a client or shared cache may reuse a public response before asking again (`Cache-Control: public, max-age=…, must-revalidate`); responses to a token or a password are always `private, no-store`',
+    ),
+    TOMBSTONE_DAYS: whole(
+      30,
+      1,
+      3650,
+      'Days `GET /deleted` remembers a record that was trashed, deleted or hidden (incremental sync); a client whose last sync is older must load everything again (410 `rest_sync_expired`)',
     ),
     SERIALIZATION_MEMO_ENTRIES: whole(
       25_000,
@@ -447,5 +455,6 @@ export function loadConfig(env: Env = process.env): Config {
     serializationMemoEntries: s.SERIALIZATION_MEMO_ENTRIES,
     responseCacheBytes: s.RESPONSE_CACHE_BYTES,
     cacheMaxAge: s.CACHE_MAX_AGE,
+    tombstoneDays: s.TOMBSTONE_DAYS,
   });
 }

@@ -52,6 +52,7 @@ describe('loadConfig', () => {
       serializationMemoEntries: 25_000,
       responseCacheBytes: 64 * 1024 * 1024,
       cacheMaxAge: 0,
+      tombstoneDays: 30,
       healthDetails: false,
       allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
     });
