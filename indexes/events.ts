@@ -10,6 +10,9 @@ export const eventIndexes: IndexDefinition[] = [
   // An index is renamed when its key changes: MongoDB cannot change an index in place, and a new
   // name lets a running database build the new index beside the old one instead of refusing to start.
   { name: 'events_status_start', key: { status: 1, startUtc: 1, _id: 1 } },
+  // modified_after / modified_before and orderby=modified (incremental sync): status, then the
+  // modification time in order; _id ends it for the same reason as above.
+  { name: 'events_status_modified_id', key: { status: 1, modifiedUtc: 1, _id: 1 } },
   // end_date / ends_* bounds combined with status.
   { name: 'events_status_end', key: { status: 1, endUtc: 1 } },
   // venue=…, and unlinking a trashed venue from its events.

@@ -4,6 +4,7 @@ import { eventIndexes } from './events.js';
 import { idempotencyIndexes } from './idempotency.js';
 import { organizerIndexes } from './organizers.js';
 import { tagIndexes } from './tags.js';
+import { tombstoneIndexes } from './tombstones.js';
 import { venueIndexes } from './venues.js';
 
 /** Every index of every collection; applied by both engines before the server listens. */
@@ -14,4 +15,5 @@ export const indexes: IndexSet = {
   categories: categoryIndexes,
   tags: tagIndexes,
   idempotency: idempotencyIndexes,
+  tombstones: tombstoneIndexes,
 };

@@ -7,6 +7,8 @@ export const organizerIndexes: IndexDefinition[] = [
   { name: 'organizers_name_key', key: { nameKey: 1 } },
   // Organizer lists ordered by name (case-insensitive) then id.
   { name: 'organizers_status_name', key: { status: 1, nameKey: 1, _id: 1 } },
+  // modified_after / modified_before and orderby=modified (incremental sync), ties by id.
+  { name: 'organizers_status_modified_id', key: { status: 1, modifiedUtc: 1, _id: 1 } },
   // search=… over the reference's organizer fields.
   {
     name: 'organizers_text',

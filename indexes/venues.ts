@@ -7,6 +7,8 @@ export const venueIndexes: IndexDefinition[] = [
   { name: 'venues_name_key', key: { nameKey: 1 } },
   // Venue lists ordered by name (case-insensitive) then id.
   { name: 'venues_status_name', key: { status: 1, nameKey: 1, _id: 1 } },
+  // modified_after / modified_before and orderby=modified (incremental sync), ties by id.
+  { name: 'venues_status_modified_id', key: { status: 1, modifiedUtc: 1, _id: 1 } },
   // Geolocation filters: $geoWithin/$centerSphere and distance ordering.
   { name: 'venues_location_2dsphere', key: { location: '2dsphere' }, '2dsphereIndexVersion': 3 },
   // search=… over the reference's venue fields.

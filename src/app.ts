@@ -17,6 +17,7 @@ import { installIdempotency } from './plugins/idempotency.js';
 import { installRateLimit, rateLimitsOf } from './plugins/rate-limit.js';
 import { clientErrorHandler, installErrorHandling, replyWithRouterError } from './plugins/error-handler.js';
 import { installValidation } from './plugins/validation.js';
+import { type ApiRouteOptions } from './routes/context.js';
 import { NAMESPACE, ROOTS, routedUrl } from './routes/roots.js';
 import { createSerializeCaches, serializeCacheSizes } from './serialize/caches.js';
 // Discovery and documentation.
@@ -29,11 +30,12 @@ import { ProbeQuietLogController, healthRoutes } from './routes/health.js';
 import { homeRoutes } from './routes/home.js';
 import { categoryRouteOptions, categoryRoutes } from './routes/categories.js';
 import { organizerRouteOptions, organizerRoutes } from './routes/organizers.js';
+import { syncRoutes } from './routes/sync.js';
 import { tagRouteOptions, tagRoutes } from './routes/tags.js';
 import { venueRouteOptions, venueRoutes } from './routes/venues.js';
 import { createIdempotencyService } from './services/idempotency.js';
 import { createFreshness } from './services/freshness.js';
-import { createServices } from './services/index.js';
+import { createServices, type Services } from './services/index.js';
 import { type Storage } from './storage/port.js';
 import { withStorageDeadline } from './storage/deadline.js';
 
@@ -124,7 +126,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     if (key !== null) throw invalidParam(key, `${key} is not a valid parameter name.`);
   });
 
-  const { events, venues, organizers, categories, tags } = createServices({ storage, config, now });
+  const services = createServices({ storage, config, now, onPruneError: (error) => app.log.warn({ err: error }, 'sync: pruning old tombstones failed') });
   // Idempotency-Key on the create routes: installed before any route is registered (an onRoute
   // hook). An attempt holds its key for at most the request timeout.
   const idempotency = createIdempotencyService({
@@ -160,15 +162,22 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   // reads the request's root for its links, documents and messages.
   const base = { prefix: `/${NAMESPACE}`, siteTimezone: config.siteTimezone, publicUrl: config.publicUrl, caches };
   app.register(discoveryRoutes, { ...base, docs });
+  registerResourceRoutes(app, base, services);
+  installDocsUi(app, { roots: ROOTS, docs });
+  // `/`, `/en`, `/de`, `/fr`: links to the above for a visitor (outside the namespace, not catalogued).
+  app.register(homeRoutes, { docs });
+  return app;
+}
+
+/** The routes of the resources and of incremental sync, in the reference's order (ours last). */
+function registerResourceRoutes(app: FastifyInstance, base: ApiRouteOptions & { prefix: string }, services: Services): void {
+  const { events, venues, organizers, categories, tags, tombstones } = services;
   app.register(eventRoutes, { ...base, events });
   app.register(venueRoutes, venueRouteOptions(base, venues));
   app.register(organizerRoutes, organizerRouteOptions(base, organizers));
   app.register(categoryRoutes, categoryRouteOptions(base, categories));
   app.register(tagRoutes, tagRouteOptions(base, tags));
-  installDocsUi(app, { roots: ROOTS, docs });
-  // `/`, `/en`, `/de`, `/fr`: links to the above for a visitor (outside the namespace, not catalogued).
-  app.register(homeRoutes, { docs });
-  return app;
+  app.register(syncRoutes, { ...base, tombstones });
 }
 
 /** The body parsers: JSON (an empty body is no body) and form bodies. */

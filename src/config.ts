@@ -89,6 +89,8 @@ export interface Config {
   cacheMaxAge: number;
   /** TEC_COMPAT_PATH: the API also answers under `/wp-json/tribe/events/v1` (src/routes/roots.ts). */
   tecCompatPath: boolean;
+  /** TOMBSTONE_DAYS: how long `GET /deleted` remembers a record that left the lists (src/services/tombstones.ts). */
+  tombstoneDays: number;
 }
 
 /**
@@ -235,6 +237,12 @@ export const ConfigSchema = Type.Object(
       0,
       31_536_000,
       'Seconds a client or shared cache may reuse a public response before asking again (`Cache-Control: public, max-age=…, must-revalidate`); responses to a token or a password are always `private, no-store`',
+    ),
+    TOMBSTONE_DAYS: whole(
+      30,
+      1,
+      3650,
+      'Days `GET /deleted` remembers a record that was trashed, deleted or hidden (incremental sync); a client whose last sync is older must load everything again (410 `rest_sync_expired`)',
     ),
     SERIALIZATION_MEMO_ENTRIES: whole(
       25_000,
@@ -455,5 +463,6 @@ export function loadConfig(env: Env = process.env): Config {
     responseCacheBytes: s.RESPONSE_CACHE_BYTES,
     cacheMaxAge: s.CACHE_MAX_AGE,
     tecCompatPath: s.TEC_COMPAT_PATH,
+    tombstoneDays: s.TOMBSTONE_DAYS,
   });
 }

@@ -58,6 +58,7 @@ export const ERROR_CODES = [
   'rest_idempotency_key_mismatch',
   'rest_idempotency_in_progress',
   'rest_precondition_failed',
+  'rest_sync_expired',
   // Failures of the service.
   'storage-unavailable',
   'storage-write-unconfirmed',
@@ -175,6 +176,16 @@ export class AccessDeniedError extends ApiError {
 export class GoneError extends ApiError {
   constructor(kind: 'event' | 'venue' | 'organizer') {
     super(410, `${kind}-is-in-trash`, `errorMessage.${kind}-is-in-trash`);
+  }
+}
+
+/**
+ * 410 `rest_sync_expired`: an incremental sync asked for the deletions since an instant older than
+ * TOMBSTONE_DAYS, so some of them may be forgotten; the client must load everything again.
+ */
+export class SyncExpiredError extends ApiError {
+  constructor(days: number) {
+    super(410, 'rest_sync_expired', { key: 'errorMessage.rest_sync_expired', values: { days } }, { days });
   }
 }
 

@@ -31,6 +31,7 @@ import {
   TagResponseSchema,
   TermUrlsSchema,
 } from '../schemas/terms.js';
+import { DeletedListResponseSchema, TombstoneSchema } from '../schemas/sync.js';
 import { VenueCreateSchema, VenueListResponseSchema, VenuePatchSchema, VenueResponseSchema } from '../schemas/venues.js';
 import { type CatalogRoute } from './route-catalog.js';
 import { type JsonObject, plainSchema } from './schema-text.js';
@@ -72,6 +73,8 @@ const COMPONENT_SCHEMAS: ReadonlyArray<readonly [string, TSchema]> = [
   ['TagCreate', TagCreateSchema],
   ['TagUpdate', TagPatchSchema],
   ['TermUrls', TermUrlsSchema],
+  ['Tombstone', TombstoneSchema],
+  ['DeletedList', DeletedListResponseSchema],
 ];
 
 /** Reason-phrase names of the shared error responses (`components.responses`). */
@@ -166,10 +169,13 @@ export function operationName(path: string, method: string): OperationName {
   };
 }
 
+/** Reads that answer 410: the deletions of an incremental sync, once `since` is past the retention. */
+const GONE_READS = new Set(['/deleted']);
+
 /** Which declared error codes an operation can really answer. */
-function codeApplies(code: number, method: string): boolean {
+function codeApplies(code: number, method: string, path: string): boolean {
   if (code === 409 || code === 413 || code === 415 || code === 422) return BODY_METHODS.has(method);
-  if (code === 410) return method === 'DELETE';
+  if (code === 410) return method === 'DELETE' || GONE_READS.has(path);
   return true;
 }
 
@@ -266,7 +272,7 @@ function responsesOf(route: CatalogRoute, method: string, b: Builder, rateLimite
         ...(headers ? { headers } : {}),
         content: { 'application/json': { schema: b.schema(schema) } },
       };
-    } else if (codeApplies(code, method)) {
+    } else if (codeApplies(code, method, route.path)) {
       b.errorCodes.add(code);
       responses[String(code)] = { $ref: `#/components/responses/${ERROR_RESPONSE_NAMES[code] ?? `Error${code}`}` };
     }

@@ -23,6 +23,8 @@ export interface EventListInput {
   dates: Partial<Record<DateParam, string | number>>;
   /** `strict_dates` as sent; strict iff 1/true/on/yes in any case. */
   strictDates?: string;
+  /** modified_after or modified_before was given (src/query/modified.ts): no default date window. */
+  modifiedWindow?: boolean;
   search?: string;
   /** Category ids with their descendants already expanded. */
   categoryIds?: number[];
@@ -83,7 +85,8 @@ const COMPARISON: Record<DateParam, [field: 'startUtc' | 'endUtc', op: '$gte' | 
  * The date bounds as instants. Inclusive mode (the default) widens `start_date` to 00:00:00 of its
  * day and every other bound to 23:59:59 of its day, in the site time zone; strict mode keeps the
  * instants. Without relative parameters the defaults apply: start ≥ 00:00 yesterday, end ≤ 23:59:59
- * of the day 24 months from now; relative parameters drop the defaults of what was not given; `include` drops them all.
+ * of the day 24 months from now; relative parameters drop the defaults of what was not given, and
+ * so does a modification window (modified_after / modified_before); `include` drops them all.
  */
 export function dateBounds(input: EventListInput, ctx: CompileContext): { bounds: Partial<Record<DateParam, Date>>; invalid: DateParam[] } {
   const bounds: Partial<Record<DateParam, Date>> = {};
@@ -102,7 +105,8 @@ export function dateBounds(input: EventListInput, ctx: CompileContext): { bounds
   // Every date is still validated (a junk date is a 400), but none of them filters.
   if (input.include !== undefined) return { bounds: {}, invalid };
   const relative = RELATIVE.some((p) => input.dates[p] !== undefined);
-  if (!relative) {
+  // A sync asks for what changed, whenever the events take place.
+  if (!relative && input.modifiedWindow !== true) {
     if (input.dates.start_date === undefined) {
       // The calendar day before today's: `now - 24 h` lands two days back in the first hour after a
       // 23-hour (spring-forward) day.

@@ -14,6 +14,7 @@ import {
 import { ApiError } from '../errors.js';
 import { isAbsoluteDateInput } from '../lib/dates/index.js';
 import { DATE_PARAMS } from '../query/events.js';
+import { MODIFIED_PARAMS } from '../query/modified.js';
 import { totalPages } from '../query/paging.js';
 import { redactProtected, serializeEvent, serializeEventJson } from '../serialize/events.js';
 import { JSON_CONTENT_TYPE, type JsonItem, jsonEnvelope, listHeaders, listLinks, releaseWhenSent, withJsonMember } from '../serialize/list.js';
@@ -34,7 +35,7 @@ const single = { 200: EventResponseSchema, ...ErrorResponses };
 const stripGenerated = ignoreBodyFields(EVENT_GENERATED_FIELDS);
 /** A list may be kept unless a date parameter is read relative to the clock (`now`, `+1 week`). */
 const listMayBeKept = (request: { query: unknown }): boolean =>
-  DATE_PARAMS.every((name) => {
+  [...DATE_PARAMS, ...MODIFIED_PARAMS].every((name) => {
     const value = (request.query as Record<string, unknown>)[name];
     return value === undefined || isAbsoluteDateInput(value);
   });

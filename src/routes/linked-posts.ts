@@ -6,6 +6,8 @@ import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type TObject, type TSchema } from '@sinclair/typebox';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { isAbsoluteDateInput } from '../lib/dates/index.js';
+import { MODIFIED_PARAMS } from '../query/modified.js';
 import { ErrorResponses, IdParamsSchema, SlugParamsSchema } from '../schemas/common.js';
 import { LINKED_POST_GENERATED_FIELDS } from '../schemas/venues.js';
 import { type SerializeContext } from '../serialize/context.js';
@@ -26,6 +28,11 @@ export interface LinkedPostRoutesOptions<D extends LinkedPostDoc> extends ApiRou
 }
 
 const WRITE = ['POST', 'PUT', 'PATCH'];
+
+function listMayBeKept(request: FastifyRequest): boolean {
+  const query = request.query as LinkedPostListParams;
+  return !isTruthy(query.only_with_upcoming ?? false) && MODIFIED_PARAMS.every((name) => query[name] === undefined || isAbsoluteDateInput(query[name]));
+}
 const stripGenerated = ignoreBodyFields(LINKED_POST_GENERATED_FIELDS);
 
 export function linkedPostRoutes<D extends LinkedPostDoc>(): FastifyPluginAsyncTypebox<LinkedPostRoutesOptions<D>> {
@@ -46,8 +53,9 @@ export function linkedPostRoutes<D extends LinkedPostDoc>(): FastifyPluginAsyncT
     app.get(
       `/${path}`,
       {
-        // `only_with_upcoming` moves with the clock at every event's start: not kept.
-        config: { responseCache: (request) => !isTruthy((request.query as LinkedPostListParams).only_with_upcoming ?? false) },
+        // `only_with_upcoming` moves with the clock at every event's start, a relative modification
+        // bound (`-1 hour`) with every second: not kept.
+        config: { responseCache: listMayBeKept },
         schema: { querystring: schemas.listQuery, response: { 200: schemas.listResponse, ...ErrorResponses } },
       },
       async (request, reply: FastifyReply) => {

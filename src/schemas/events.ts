@@ -242,6 +242,8 @@ export const EventListQuerySchema = Type.Object(
     starts_after: Type.Optional(DateQuery('eventList.starts_after')),
     ends_before: Type.Optional(DateQuery('eventList.ends_before')),
     ends_after: Type.Optional(DateQuery('eventList.ends_after')),
+    modified_after: Type.Optional(DateQuery('eventList.modified_after')),
+    modified_before: Type.Optional(DateQuery('eventList.modified_before')),
     strict_dates: Type.Optional(Type.String({ minLength: 1, maxLength: 10, ...i18n('eventList.strict_dates') })),
     search: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SEARCH_LENGTH, ...i18n('eventList.search') })),
     categories: Type.Optional(ListInput(i18n('eventList.categories'))),

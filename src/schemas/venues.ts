@@ -129,6 +129,10 @@ export const LinkedPostListQueryProperties = {
   has_events: Type.Optional(TruthyInput(i18n('linkedList.has_events'))),
   only_with_upcoming: Type.Optional(TruthyInput(i18n('linkedList.only_with_upcoming'))),
   status: Type.Optional(StatusListInput),
+  modified_after: Type.Optional(Type.String({ minLength: 1, maxLength: 100, ...i18n('linkedList.modified_after') })),
+  modified_before: Type.Optional(Type.String({ minLength: 1, maxLength: 100, ...i18n('linkedList.modified_before') })),
+  orderby: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('modified')], i18n('linkedList.orderby'))),
+  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc'), Type.Literal('ASC'), Type.Literal('DESC')], i18n('linkedList.order'))),
 };
 
 export const VenueListQuerySchema = Type.Object(LinkedPostListQueryProperties, { additionalProperties: true });

@@ -9,14 +9,17 @@ import { type Storage } from '../storage/port.js';
 import { createEventsService, type EventsService } from './events/index.js';
 import { createOrganizersService, type OrganizersService } from './organizers.js';
 import { createTermsService, type TermsService } from './terms.js';
+import { createTombstones, type Tombstones } from './tombstones.js';
 import { createVenuesService, type VenuesService } from './venues.js';
 
 export interface ServicesDeps {
   storage: Storage;
   /** GEOLOC_ENABLED left out: on (the event list's geolocation parameters take effect). */
-  config: Pick<Config, 'siteTimezone' | 'perPageMax'> & Partial<Pick<Config, 'geolocEnabled'>>;
+  config: Pick<Config, 'siteTimezone' | 'perPageMax'> & Partial<Pick<Config, 'geolocEnabled' | 'tombstoneDays'>>;
   /** The services' clock; the system clock when absent. */
   now?: (() => Date) | undefined;
+  /** Where a failed background pruning of tombstones is reported. */
+  onPruneError?: (error: unknown) => void;
 }
 
 export interface Services {
@@ -25,14 +28,20 @@ export interface Services {
   organizers: OrganizersService;
   categories: TermsService;
   tags: TermsService;
+  /** Records that left the lists, for incremental sync (GET /deleted). */
+  tombstones: Tombstones;
 }
 
-export function createServices({ storage, config, now }: ServicesDeps): Services {
-  const { siteTimezone, perPageMax, geolocEnabled } = config;
-  const venues = createVenuesService({ storage, siteTimezone, perPageMax, now });
-  const organizers = createOrganizersService({ storage, siteTimezone, perPageMax, now });
-  const categories = createTermsService('categories', { storage, perPageMax, now });
-  const tags = createTermsService('tags', { storage, perPageMax, now });
-  const events = createEventsService({ storage, siteTimezone, perPageMax, geolocEnabled, venues, organizers, categories, tags, now });
-  return { events, venues, organizers, categories, tags };
+/** TOMBSTONE_DAYS left out: its default. */
+const DEFAULT_TOMBSTONE_DAYS = 30;
+
+export function createServices({ storage, config, now, onPruneError }: ServicesDeps): Services {
+  const { siteTimezone, perPageMax, geolocEnabled, tombstoneDays = DEFAULT_TOMBSTONE_DAYS } = config;
+  const tombstones = createTombstones({ storage, retentionDays: tombstoneDays, siteTimezone, perPageMax, now, onPruneError });
+  const venues = createVenuesService({ storage, siteTimezone, perPageMax, tombstones, now });
+  const organizers = createOrganizersService({ storage, siteTimezone, perPageMax, tombstones, now });
+  const categories = createTermsService('categories', { storage, perPageMax, tombstones, now });
+  const tags = createTermsService('tags', { storage, perPageMax, tombstones, now });
+  const events = createEventsService({ storage, siteTimezone, perPageMax, geolocEnabled, venues, organizers, categories, tags, tombstones, now });
+  return { events, venues, organizers, categories, tags, tombstones };
 }

@@ -6,17 +6,16 @@
 import { createHash } from 'node:crypto';
 import { parseDateInput } from '../lib/dates/index.js';
 import { slugFrom } from '../lib/slug.js';
-import { searchTermsOf, searchWords, textSearchOf } from '../lib/text.js';
+import { searchTermsOf } from '../lib/text.js';
 import { AccessDeniedError, ConflictError, DuplicateKeyError, GoneError, InvalidParamsError, NotFoundError } from '../errors.js';
-import { boundedDistinct } from '../query/id-lists.js';
-import { type Paging, resolvePaging } from '../query/paging.js';
-import { NON_TRASH_STATUSES, resolveStatuses, statusFilter } from '../query/status.js';
-import { type Collection, type CompiledQuery, type Filter, type OrganizerDoc, type PostStatus, type Storage, type VenueDoc } from '../storage/port.js';
-import { asSeen, type Caller, effectiveStatus, eventUsableBy, scheduleIfFuture } from './access.js';
+import { type Collection, type Filter, type OrganizerDoc, type PostStatus, type Storage, type VenueDoc } from '../storage/port.js';
+import { asSeen, type Caller, effectiveStatus, scheduleIfFuture } from './access.js';
 import { changedFields } from './changes.js';
 import { insertWithUniqueSlug } from './unique-slug.js';
 import { KeyedLock } from '../lib/keyed-lock.js';
-import { isTruthy, ParamErrors, resolveImage, resolveWebsite, toId } from './input.js';
+import { ParamErrors, resolveImage, resolveWebsite, toId } from './input.js';
+import { linkedPostLists } from './linked-post-lists.js';
+import { linkedPostVisibility, type TombstoneRecorder } from './tombstones.js';
 
 export type LinkedPostDoc = VenueDoc | OrganizerDoc;
 export type LinkedPostKey = { id: number } | { slug: string };
@@ -53,35 +52,24 @@ type LinkedPostCommon = Pick<
   '_id' | 'slug' | 'status' | 'authorId' | 'dateUtc' | 'modifiedUtc' | 'description' | 'excerpt' | 'image' | 'searchTerms' | 'name' | 'nameKey' | 'website'
 >;
 
-export interface LinkedPostListParams {
-  page?: number;
-  per_page?: number;
-  search?: string;
-  event?: number;
-  has_events?: boolean | number | string;
-  only_with_upcoming?: boolean | number | string;
-  status?: string | string[];
-}
+export { type LinkedPostListParams } from './linked-post-lists.js';
 
 export interface LinkedPostServiceDeps {
   storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'nextId'>;
   siteTimezone: string;
   perPageMax: number;
+  /** Writes that take a record out of a list leave a tombstone. */
+  tombstones: TombstoneRecorder;
   now?: () => Date;
 }
 
-/** Statuses of the events that make a venue or organizer "have events". */
-const LIVE_EVENT_STATUSES: readonly PostStatus[] = ['publish', 'future', 'private'];
-
-/** Password-protected events never tell anonymous callers anything about their venue or organizers. */
-const unprotectedFor = (caller: Caller | null): Filter => (caller === null ? { password: null } : {});
-
 /** What the parts of one linked-post service share. */
-interface LinkedPostContext<D extends LinkedPostDoc, I extends LinkedPostInput> {
+export interface LinkedPostContext<D extends LinkedPostDoc, I extends LinkedPostInput> {
   def: LinkedPostDefinition<D, I>;
   storage: LinkedPostServiceDeps['storage'];
   collection: Collection<D>;
   siteTimezone: string;
+  tombstones: TombstoneRecorder;
   now: () => Date;
 }
 
@@ -252,76 +240,9 @@ function linkedPostCreates<D extends LinkedPostDoc, I extends LinkedPostInput>(
   return { applyUpdate, commitCreate, createWithSlug };
 }
 
-/** Lists: status, search, paging, and the filters by the events that use a record. */
-function linkedPostLists<D extends LinkedPostDoc, I extends LinkedPostInput>({ def, storage, collection, now }: LinkedPostContext<D, I>, perPageMax: number) {
-  async function eventIdsFilter(params: LinkedPostListParams, caller: Caller | null, errors: ParamErrors): Promise<Filter[]> {
-    const clauses: Filter[] = [];
-    const at = now();
-    if (params.event !== undefined) {
-      const found = await storage.events.findById(params.event);
-      const event = eventUsableBy(found, caller, at) ? found : null;
-      if (!event) errors.add('event', 'event must be the id of an existing event.');
-      else {
-        const ids = def.eventField === 'venueId' ? (event.venueId === null ? [] : [event.venueId]) : event.organizerIds;
-        clauses.push({ _id: { $in: ids } });
-      }
-    }
-    if (params.has_events !== undefined) {
-      // Anonymous callers count only events they could read: a private or scheduled event must not
-      // reveal its venue or organizers through this filter.
-      const live: Filter = caller === null ? { $and: [statusFilter(['publish'], at), unprotectedFor(caller)] } : { status: { $in: [...LIVE_EVENT_STATUSES] } };
-      const ids = await boundedDistinct(() => storage.events.distinct(def.eventField, live), 'has_events', `${def.kind}s`);
-      clauses.push({ _id: isTruthy(params.has_events) ? { $in: ids } : { $nin: ids } });
-    }
-    if (params.only_with_upcoming !== undefined && isTruthy(params.only_with_upcoming)) {
-      const visible = statusFilter(caller ? NON_TRASH_STATUSES : ['publish'], at);
-      const upcoming: Filter = { $and: [visible, { startUtc: { $gte: at } }, unprotectedFor(caller)] };
-      const ids = await boundedDistinct(() => storage.events.distinct(def.eventField, upcoming), 'only_with_upcoming', `${def.kind}s`);
-      clauses.push({ _id: { $in: ids } });
-    }
-    return clauses;
-  }
-
-  return {
-    async list(params: LinkedPostListParams, caller: Caller | null): Promise<{ items: D[]; total: number; paging: Paging; args: Array<[string, string]> }> {
-      const errors = new ParamErrors();
-      let statuses: PostStatus[] = [];
-      try {
-        statuses = resolveStatuses(params.status, caller);
-      } catch (err) {
-        if (err instanceof InvalidParamsError) Object.assign(errors.params, (err.data as { params: Record<string, string> }).params);
-        else throw err;
-      }
-      const clauses: Filter[] = [statusFilter(statuses, now())];
-      clauses.push(...(await eventIdsFilter(params, caller, errors)));
-      if (!errors.empty) throw new InvalidParamsError(errors.params);
-      if (params.search !== undefined) {
-        clauses.push({ $text: { $search: textSearchOf(params.search) }, searchTerms: { $all: searchWords(params.search) } });
-      }
-      const paging = resolvePaging(params.page, params.per_page, perPageMax);
-      const query: CompiledQuery = {
-        filter: { $and: clauses },
-        sort: [
-          ['nameKey', 1],
-          ['_id', 1],
-        ],
-        skip: paging.skip,
-        limit: paging.perPage,
-      };
-      const { items, total } = await collection.findPage(query);
-      const args: Array<[string, string]> = [['status', statuses.join(',')]];
-      for (const name of ['search', 'event', 'has_events', 'only_with_upcoming'] as const) {
-        const value = params[name];
-        if (value !== undefined) args.push([name, String(value)]);
-      }
-      return { items: items.map((d) => asSeen(d, now())), total, paging, args };
-    },
-  };
-}
-
 /** Updates, trash and the release of held records: one write at a time per record. */
 function linkedPostWrites<D extends LinkedPostDoc, I extends LinkedPostInput>(
-  { def, storage, collection, now }: LinkedPostContext<D, I>,
+  { def, storage, collection, tombstones, now }: LinkedPostContext<D, I>,
   { prepare }: ReturnType<typeof linkedPostFields<D, I>>,
   applyUpdate: (current: D, set: Partial<D>, unset?: Array<keyof D & string>) => Promise<D>,
   find: (key: LinkedPostKey) => Promise<D>,
@@ -329,10 +250,25 @@ function linkedPostWrites<D extends LinkedPostDoc, I extends LinkedPostInput>(
   /** Updates and trashing of one record, one at a time (see `update`). */
   const writes = new KeyedLock<number>();
 
-  /** A trashed record leaves every event that used it. */
-  async function unlinkFromEvents(id: number): Promise<void> {
-    if (def.eventField === 'venueId') await storage.events.updateMany({ venueId: id }, { $set: { venueId: null } });
-    else await storage.events.updateMany({ organizerIds: id }, { $pull: { organizerIds: id } });
+  /**
+   * The events that embed the record change with it, so their modified time moves too (an
+   * incremental sync then brings them again, docs/api.md); a trashed record leaves them.
+   * `unchangedSince`: events modified at that instant or later are left alone (the event whose
+   * write released the record has just been written).
+   */
+  async function touchEvents(doc: D, at: Date, unchangedSince?: Date): Promise<void> {
+    const id = doc._id;
+    const trashed = doc.status === 'trash';
+    const filter: Filter = { [def.eventField]: id, ...(unchangedSince === undefined ? {} : { modifiedUtc: { $lt: unchangedSince } }) };
+    if (def.eventField === 'venueId') await storage.events.updateMany(filter, { $set: trashed ? { venueId: null, modifiedUtc: at } : { modifiedUtc: at } });
+    else await storage.events.updateMany(filter, { $set: { modifiedUtc: at }, ...(trashed ? { $pull: { organizerIds: id } } : {}) });
+  }
+
+  /** Tombstones and linked events after a write that took the record from `before` to `after`. */
+  async function afterWrite(before: D, after: D, unchangedSince?: Date): Promise<void> {
+    const at = now();
+    await tombstones.recordChange(def.kind, after._id, linkedPostVisibility(before, at), linkedPostVisibility(after, at));
+    await touchEvents(after, unchangedSince ?? after.modifiedUtc, unchangedSince);
   }
 
   return {
@@ -354,7 +290,7 @@ function linkedPostWrites<D extends LinkedPostDoc, I extends LinkedPostInput>(
           scheduleIfFuture(set, current, now());
         }
         const updated = await applyUpdate(current, set, current.held === true ? ['held'] : []);
-        if (updated.status === 'trash' && current.status !== 'trash') await unlinkFromEvents(current._id);
+        await afterWrite(current, updated);
         return updated;
       });
     },
@@ -368,7 +304,7 @@ function linkedPostWrites<D extends LinkedPostDoc, I extends LinkedPostInput>(
         if (current.status === 'trash') throw new GoneError(def.kind);
         const trashed = await collection.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } as Partial<D> });
         if (!trashed) throw new NotFoundError(def.kind, current._id);
-        await unlinkFromEvents(current._id);
+        await afterWrite(current, trashed);
         return trashed;
       });
     },
@@ -376,16 +312,19 @@ function linkedPostWrites<D extends LinkedPostDoc, I extends LinkedPostInput>(
     /**
      * Publishes (or schedules, `to.dateUtc`) the held records among `ids`: an event using them has
      * just been published (src/services/holds.ts). Records that are not held are left alone.
+     * `written`: when the releasing events were written; they are not touched again.
      */
-    async release(ids: readonly number[], to: { status: PostStatus; dateUtc?: Date }): Promise<void> {
+    async release(ids: readonly number[], to: { status: PostStatus; dateUtc?: Date }, written: Date): Promise<void> {
       if (ids.length === 0) return;
       const held = await collection.find({ filter: { _id: { $in: [...ids] }, held: true } });
       for (const doc of held) {
         await writes.run(doc._id, async () => {
           // Re-read under the lock: an edit through the record's own route may have ended the hold.
-          if ((await collection.findById(doc._id))?.held !== true) return;
+          const current = await collection.findById(doc._id);
+          if (current?.held !== true) return;
           const set = { status: to.status, modifiedUtc: now(), ...(to.dateUtc === undefined ? {} : { dateUtc: to.dateUtc }) } as Partial<D>;
-          await collection.updateById(doc._id, { $set: set, $unset: ['held'] as Array<keyof D & string> });
+          const released = await collection.updateById(doc._id, { $set: set, $unset: ['held'] as Array<keyof D & string> });
+          if (released) await afterWrite(current, released, written);
         });
       }
     },
@@ -394,10 +333,10 @@ function linkedPostWrites<D extends LinkedPostDoc, I extends LinkedPostInput>(
 
 export function createLinkedPostService<D extends LinkedPostDoc, I extends LinkedPostInput>(
   def: LinkedPostDefinition<D, I>,
-  { storage, siteTimezone, perPageMax, now = () => new Date() }: LinkedPostServiceDeps,
+  { storage, siteTimezone, perPageMax, tombstones, now = () => new Date() }: LinkedPostServiceDeps,
 ) {
   const collection = storage[def.collection] as unknown as Collection<D>;
-  const context: LinkedPostContext<D, I> = { def, storage, collection, siteTimezone, now };
+  const context: LinkedPostContext<D, I> = { def, storage, collection, siteTimezone, tombstones, now };
   const fields = linkedPostFields(context);
   const { prepare, changes } = fields;
   const { applyUpdate, commitCreate, createWithSlug } = linkedPostCreates(context, fields);

@@ -12,6 +12,7 @@ import { type ListInputValue } from '../schemas/common.js';
 import { type Filter, type Storage, type TermDoc } from '../storage/port.js';
 import { type Caller, type CountAudience, countAudienceOf, eventUsableBy, isTokenHolder } from './access.js';
 import { ParamErrors, termItems, toBool, toId, toList } from './input.js';
+import { type TombstoneRecorder } from './tombstones.js';
 import { insertWithUniqueSlug } from './unique-slug.js';
 
 export type Taxonomy = 'categories' | 'tags';
@@ -41,6 +42,8 @@ export interface TermListParams {
 export interface TermsServiceDeps {
   storage: Pick<Storage, 'events' | 'categories' | 'tags' | 'nextId'>;
   perPageMax: number;
+  /** A deleted term leaves a tombstone. */
+  tombstones: TombstoneRecorder;
   now?: () => Date;
 }
 
@@ -291,11 +294,17 @@ function termWrites(
 }
 
 /** Deleting a term for good. */
-function termRemoval({ taxonomy, storage, collection, hierarchical, find, all, findByName }: TermStore, { counts, invalidate }: ReturnType<typeof termCounts>) {
+function termRemoval(
+  { taxonomy, storage, collection, kind, hierarchical, find, all, findByName }: TermStore,
+  { counts, invalidate }: ReturnType<typeof termCounts>,
+  tombstones: TombstoneRecorder,
+  now: () => Date,
+) {
   return {
     /**
-     * Permanent delete; returns the term as it was. A category's children move up to
-     * its parent, and the term is removed from every event.
+     * Permanent delete; returns the term as it was. A category's children move up to its parent,
+     * and the term is removed from every event, whose modified time moves with it (an incremental
+     * sync brings them again); the term leaves a tombstone.
      */
     async remove(id: number, precondition?: TermPrecondition) {
       const doc = await find(id);
@@ -314,7 +323,8 @@ function termRemoval({ taxonomy, storage, collection, hierarchical, find, all, f
       // The term goes first, so a child with its name can take its place.
       await collection.deleteById(id);
       for (const child of children) await collection.updateById(child._id, { $set: { parent: doc.parent } });
-      await storage.events.updateMany({ [eventField[taxonomy]]: id }, { $pull: { [eventField[taxonomy]]: id } });
+      await storage.events.updateMany({ [eventField[taxonomy]]: id }, { $pull: { [eventField[taxonomy]]: id }, $set: { modifiedUtc: now() } });
+      await tombstones.recordChange(kind, id, null, 'none');
       invalidate();
       return { doc, count };
     },
@@ -434,7 +444,7 @@ function termEventRefs({ taxonomy, kind, hierarchical, all, lookup, findByName, 
   };
 }
 
-export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, now = () => new Date() }: TermsServiceDeps) {
+export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, tombstones, now = () => new Date() }: TermsServiceDeps) {
   const store = termStore(taxonomy, storage);
   const counting = termCounts(store, now);
   const { counts, invalidate, hiddenFrom } = counting;
@@ -454,7 +464,7 @@ export function createTermsService(taxonomy: Taxonomy, { storage, perPageMax, no
     },
 
     ...termWrites(store, counting, params),
-    ...termRemoval(store, counting),
+    ...termRemoval(store, counting, tombstones, now),
     ...termList(store, counting, params, perPageMax, now),
     ...termEventRefs(store),
   };

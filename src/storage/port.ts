@@ -150,6 +150,26 @@ export interface IdempotencyDoc {
   createdAt: Date;
 }
 
+/** The kinds of record a tombstone names. */
+export const TOMBSTONE_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
+export type TombstoneType = (typeof TOMBSTONE_TYPES)[number];
+
+/**
+ * A record that left the lists (src/services/tombstones.ts): trashed, deleted, or no longer shown
+ * to some callers. One per record: `_id` is derived from the record's type and id, so writing the
+ * tombstone of a record again replaces it instead of adding a second one.
+ */
+export interface TombstoneDoc {
+  _id: number;
+  type: TombstoneType;
+  /** The record's id. */
+  recordId: number;
+  /** `all`: no caller lists the record any more; `public`: anonymous callers no longer do. */
+  audience: 'all' | 'public';
+  /** When the record left (the lists of `audience`). */
+  deletedAt: Date;
+}
+
 export interface DocumentTypes {
   events: EventDoc;
   venues: VenueDoc;
@@ -157,10 +177,19 @@ export interface DocumentTypes {
   categories: CategoryDoc;
   tags: TagDoc;
   idempotency: IdempotencyDoc;
+  tombstones: TombstoneDoc;
 }
 
 export type CollectionName = keyof DocumentTypes;
-export const COLLECTION_NAMES = ['events', 'venues', 'organizers', 'categories', 'tags', 'idempotency'] as const satisfies readonly CollectionName[];
+export const COLLECTION_NAMES = [
+  'events',
+  'venues',
+  'organizers',
+  'categories',
+  'tags',
+  'idempotency',
+  'tombstones',
+] as const satisfies readonly CollectionName[];
 
 /** Two id sequences, like WordPress: posts (events, venues, organizers) and terms (categories, tags). */
 export type SequenceName = 'posts' | 'terms';
@@ -383,6 +412,7 @@ export interface Storage {
   readonly categories: Collection<CategoryDoc>;
   readonly tags: Collection<TagDoc>;
   readonly idempotency: Collection<IdempotencyDoc>;
+  readonly tombstones: Collection<TombstoneDoc>;
   /**
    * Reserves `count` (default 1) consecutive ids of a sequence and returns the first (atomic; never
    * reused). A bulk write reserves its ids in one call: one round trip instead of one per record.

@@ -44,7 +44,8 @@ describe('durable storage: a data directory of the write-ahead-log engine', () =
     const storage = await open(dir, { log });
     try {
       const got = await dump(storage);
-      for (const name of COLLECTION_NAMES) expect(got[name], name).toEqual(want[name]);
+      // Collections added since the fixture was written (tombstones) start empty.
+      for (const name of COLLECTION_NAMES) expect(got[name], name).toEqual(want[name] ?? []);
       expect(Object.values(got).flat().length).toBe(12);
       // Dates are Dates, to the millisecond.
       const organizer = (await storage.organizers.findOne({ slug: 'ørsted-ensemble' }))!;

@@ -497,6 +497,7 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
     [`&password=${PASSWORD}`, same(ok), { anonymous: publicEvents, token: everyEvent }],
     [`&password=${DRAFT_PASSWORD}`, same(ok), { anonymous: publicEvents, token: everyEvent }],
     ['&context=edit', same(ok), { anonymous: publicEvents, token: everyEvent }],
+    ['&modified_after=not-a-date', same(INVALID), { token: [] }],
   ];
   for (const [suffix, rules, expected] of eventLists) {
     for (const method of READ_METHODS) {
@@ -532,6 +533,8 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
       ['&status=trash', tokenOnly(INVALID), { token: [refs.trashed.id] }],
       ['&status=any', tokenOnly(INVALID), { token: everyId }],
       ['&status=future', tokenOnly(INVALID), { token: [refs.scheduled.id] }],
+      // A sync pass sees what the plain list shows.
+      ['&modified_after=2000-01-01&orderby=modified', same(ok), { anonymous: publicIds, token: everyId }],
       [
         `&event=${E.linkedScheduled.id}`,
         same(ok),
@@ -628,6 +631,11 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
   // malformed Authorization header is refused everywhere.
   readRow('/', API, same(ok));
   readRow('/doc', `${API}/doc`, same(ok));
+  // Tombstones name a type and an id, nothing more: anyone may ask (the fixture trashed nothing
+  // through the API, so none are listed).
+  readRow('/deleted', `${API}/deleted?since=-1%20day`, same(ok));
+  readRow('/deleted', `${API}/deleted?since=2000-01-01`, same(err(410, 'rest_sync_expired')));
+  readRow('/deleted', `${API}/deleted`, same(err(400, 'rest_missing_callback_param')));
   for (const path of ['/health/live', '/health/ready']) readRow(path, path, same(ok));
 
   // ── Writes ──

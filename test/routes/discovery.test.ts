@@ -14,7 +14,7 @@ const { engines } = await routeEnginesUnderTest();
 // The documentation does not depend on the storage engine: one is enough.
 const engine = engines[0]!;
 
-/** The reference's order: the index, /doc, then every resource's routes as registered. */
+/** The reference's order: the index, /doc, then every resource's routes as registered; our sync route last. */
 const ROUTE_KEYS = [
   `/${NS}`,
   `/${NS}/doc`,
@@ -31,6 +31,7 @@ const ROUTE_KEYS = [
   `/${NS}/categories/(?P<id>\\d+)`,
   `/${NS}/tags`,
   `/${NS}/tags/(?P<id>\\d+)`,
+  `/${NS}/deleted`,
 ];
 
 type Arg = Record<string, unknown> & { required: boolean; description?: string; default?: unknown; type?: unknown };

@@ -34,6 +34,7 @@ const SPEC_OPERATIONS = [
   ...['/', '/doc'].map((p) => `get ${p}`),
   ...['events', 'venues', 'organizers', 'categories', 'tags'].flatMap((r) => [`get /${r}`, `post /${r}`, ...SINGLE.map((m) => `${m} /${r}/{id}`)]),
   ...['events', 'venues', 'organizers'].flatMap((r) => SINGLE.map((m) => `${m} /${r}/by-slug/{slug}`)),
+  'get /deleted',
 ].sort();
 
 const operationsOf = (doc: OpenApi) => Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
@@ -202,7 +203,7 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
 
     it(`names the tags in ${language}, and files every operation under one of them`, () => {
       const doc = docs[root]!;
-      const groups = ['discovery', 'events', 'venues', 'organizers', 'categories', 'tags'];
+      const groups = ['discovery', 'events', 'venues', 'organizers', 'categories', 'tags', 'deleted'];
       expect(doc.tags.map((tag) => tag.name)).toEqual(groups.map((group) => MESSAGES[language][`groupName.${group}`]));
       expect(doc.tags.map((tag) => tag.description)).toEqual(groups.map((group) => MESSAGES[language][`group.${group}`]));
       const names = new Set(doc.tags.map((tag) => tag.name));
@@ -445,6 +446,8 @@ describe(`${engine.name} engine: real responses match the documented schemas`, (
     await call('delete', '/events/{id}', { params: { id: event.id as number } });
     await call('delete', '/events/{id}', { params: { id: event.id as number } }); // 410
     await call('get', '/events/{id}', { params: { id: event.id as number }, headers: {} }); // trashed, anonymous
+    await call('get', '/deleted', { query: '?since=-1%20day&type=event,venue', headers: {} });
+    await call('get', '/deleted', { query: '?since=2000-01-01' }); // 410 rest_sync_expired
   });
   afterAll(async () => {
     await t?.close();

@@ -9,6 +9,7 @@ import { createEventsService } from '../../src/services/events/index.js';
 import { createOrganizersService } from '../../src/services/organizers.js';
 import { createVenuesService } from '../../src/services/venues.js';
 import { createTermsService } from '../../src/services/terms.js';
+import { createTombstones } from '../../src/services/tombstones.js';
 import { type EventDoc, type Storage } from '../../src/storage/port.js';
 import { enginesUnderTest } from '../helpers/engines.js';
 
@@ -21,7 +22,12 @@ describe.each(engines.map((engine) => [engine.name, engine] as const))('%s engin
   beforeEach(async () => {
     storage = await engine.open();
     await storage.ensureIndexes();
-    const deps = { storage, siteTimezone: 'UTC', perPageMax: 50 };
+    const deps = {
+      storage,
+      siteTimezone: 'UTC',
+      perPageMax: 50,
+      tombstones: createTombstones({ storage, retentionDays: 30, siteTimezone: 'UTC', perPageMax: 50 }),
+    };
     const terms = { categories: createTermsService('categories', deps), tags: createTermsService('tags', deps) };
     events = createEventsService({ ...deps, venues: createVenuesService(deps), organizers: createOrganizersService(deps), ...terms });
   });
@@ -60,7 +66,8 @@ describe.each(engines.map((engine) => [engine.name, engine] as const))('%s engin
     // Two stores set up alike: the batch on one, single creates (each reference read on its own) on the other.
     const now = () => new Date('2030-01-01T00:00:00Z');
     const setUp = async (target: Storage) => {
-      const deps = { storage: target, siteTimezone: 'UTC', perPageMax: 50, now };
+      const tombstones = createTombstones({ storage: target, retentionDays: 30, siteTimezone: 'UTC', perPageMax: 50, now });
+      const deps = { storage: target, siteTimezone: 'UTC', perPageMax: 50, tombstones, now };
       const services = {
         venues: createVenuesService(deps),
         organizers: createOrganizersService(deps),

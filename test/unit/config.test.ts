@@ -53,6 +53,7 @@ describe('loadConfig', () => {
       responseCacheBytes: 64 * 1024 * 1024,
       cacheMaxAge: 0,
       tecCompatPath: true,
+      tombstoneDays: 30,
       healthDetails: false,
       allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
     });

@@ -11,6 +11,7 @@ import { type EventDoc, type Storage } from '../../storage/port.js';
 import { asSeen, type Caller } from '../access.js';
 import { type OrganizersService } from '../organizers.js';
 import { type TermsService } from '../terms.js';
+import { type TombstoneRecorder } from '../tombstones.js';
 import { type VenuesService } from '../venues.js';
 import { createEventBulk } from './bulk.js';
 import { type EventInput } from './fields.js';
@@ -37,6 +38,8 @@ export interface EventsServiceDeps {
   /** Terms are named by id, slug or name; unknown names are created. */
   categories: TermsService;
   tags: TermsService;
+  /** Writes that take an event out of a list leave a tombstone. */
+  tombstones: TombstoneRecorder;
   now?: () => Date;
 }
 
@@ -49,11 +52,12 @@ export function createEventsService({
   organizers,
   categories,
   tags,
+  tombstones,
   now = () => new Date(),
 }: EventsServiceDeps) {
   const reads = createEventReads({ storage, venues, organizers, categories, tags, now });
   const links = createEventLinks({ storage, venues, organizers, categories, tags });
-  const writes = createEventWrites({ storage, siteTimezone, links, categories, tags, now });
+  const writes = createEventWrites({ storage, siteTimezone, links, categories, tags, tombstones, now });
   const bulk = createEventBulk({ storage, siteTimezone, links, writes, now });
   const geo = createEventGeo({ storage, geolocEnabled, now });
   const { list } = createEventList({ storage, venues, organizers, categories, tags, siteTimezone, perPageMax, geolocEnabled, reads, geo, now });

@@ -79,20 +79,27 @@ function heldReleases(venues: Pick<VenuesService, 'release'>, organizers: Pick<O
    */
   async function releaseHeld(events: readonly EventDoc[]): Promise<void> {
     const published = { venues: new Set<number>(), organizers: new Set<number>() };
+    // The events' own writes: the release leaves them as written (src/services/linked-posts.ts).
+    let written = 0;
     for (const event of events) {
       const to = releaseOf(event);
       if (to === null) continue;
       if (to.status === 'publish') {
         if (event.venueId !== null) published.venues.add(event.venueId);
         for (const id of event.organizerIds) published.organizers.add(id);
+        written = Math.max(written, event.modifiedUtc.getTime());
       } else await releaseLinks(event, to);
     }
     const to: Released = { status: 'publish' };
-    await Promise.all([venues.release([...published.venues], to), organizers.release([...published.organizers], to)]);
+    const at = new Date(written);
+    await Promise.all([venues.release([...published.venues], to, at), organizers.release([...published.organizers], to, at)]);
   }
 
   async function releaseLinks(event: EventDoc, to: Released): Promise<void> {
-    await Promise.all([venues.release(event.venueId === null ? [] : [event.venueId], to), organizers.release(event.organizerIds, to)]);
+    await Promise.all([
+      venues.release(event.venueId === null ? [] : [event.venueId], to, event.modifiedUtc),
+      organizers.release(event.organizerIds, to, event.modifiedUtc),
+    ]);
   }
 
   return { releaseHeld };

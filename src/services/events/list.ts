@@ -6,7 +6,8 @@
 import { InvalidParamsError } from '../../errors.js';
 import { compileEventList, type CompiledEventList, DATE_PARAMS, type EventListInput } from '../../query/events.js';
 import { DEFAULT_RADIUS, reportDistance } from '../../query/geo.js';
-import { boundedIds } from '../../query/id-lists.js';
+import { boundedDistinct, boundedIds } from '../../query/id-lists.js';
+import { hasModifiedBounds, type ModifiedParam, modifiedClauses, publicationRanges, resolveModified, scheduledWithin } from '../../query/modified.js';
 import { resolveStatuses } from '../../query/status.js';
 import { type ListInputValue } from '../../schemas/common.js';
 import { type EventListQuery } from '../../schemas/events.js';
@@ -48,6 +49,8 @@ interface ResolvedList {
   organizerIds: number[] | undefined;
   include: number[] | undefined;
   geo: GeoFilter;
+  /** modified_after / modified_before as echoed. */
+  modified: Array<[ModifiedParam, string]>;
 }
 
 /** Every item a positive integer id (`include`, `venue`, `organizer`). */
@@ -84,6 +87,7 @@ function listArgs(query: EventListQuery, resolved: ResolvedList, compiled: Compi
     const value = compiled.effectiveDates[param];
     if (value !== undefined) args.push([param, value]);
   }
+  args.push(...resolved.modified);
   const echo = (name: string, value: string | number | boolean | readonly (string | number)[] | undefined) => {
     if (value !== undefined) args.push([name, Array.isArray(value) ? value.join(',') : String(value)]);
   };
@@ -122,6 +126,37 @@ async function readPage(events: Collection<EventDoc>, query: EventListQuery, { i
   return { items: page.items.map((i) => i.doc), total: page.total, distances: page.items.map((i) => reportDistance(i.distance, near.unit)) };
 }
 
+/**
+ * The modification window (src/query/modified.ts). An event embeds its venue and organizers, so
+ * the scheduled publication of one of them changes the event too.
+ */
+async function modifiedFilter(
+  { storage, siteTimezone, now }: Pick<EventListDeps, 'storage' | 'siteTimezone' | 'now'>,
+  query: EventListQuery,
+  errors: ParamErrors,
+) {
+  const at = now();
+  const { bounds, invalid, echo } = resolveModified(query, { now: at, siteTimezone });
+  for (const param of invalid) errors.add(param, `${param} is not a valid date.`);
+  if (!hasModifiedBounds(bounds)) return { clauses: [], echo, given: invalid.length > 0 };
+  // By id, and only when there are any: the common window (no scheduled publication in it) is then
+  // one range on the modification index, read in its order.
+  const late = async (range: [Date, Date] | undefined, param: ModifiedParam): Promise<Filter[] | undefined> => {
+    if (range === undefined) return undefined;
+    const scheduled = scheduledWithin(range);
+    const ids = (collection: 'events' | 'venues' | 'organizers') => boundedDistinct(() => storage[collection].distinct('_id', scheduled), param, 'records');
+    const [eventIds, venueIds, organizerIds] = await Promise.all([ids('events'), ids('venues'), ids('organizers')]);
+    const clauses: Filter[] = [];
+    if (eventIds.length > 0) clauses.push({ _id: { $in: eventIds } });
+    if (venueIds.length > 0) clauses.push({ venueId: { $in: venueIds } });
+    if (organizerIds.length > 0) clauses.push({ organizerIds: { $in: organizerIds } });
+    return clauses;
+  };
+  const ranges = publicationRanges(bounds, at);
+  const [after, before] = await Promise.all([late(ranges.after, 'modified_after'), late(ranges.before, 'modified_before')]);
+  return { clauses: modifiedClauses(bounds, { after, before }), echo, given: true };
+}
+
 export function createEventList(deps: EventListDeps) {
   const { storage, venues, organizers, categories, tags, siteTimezone, perPageMax, geolocEnabled, reads, geo: geolocation, now } = deps;
 
@@ -155,12 +190,13 @@ export function createEventList(deps: EventListDeps) {
       if (!(err instanceof InvalidParamsError)) throw err;
       Object.assign(errors.params, (err.data as { params: Record<string, string> }).params);
     }
-    const [categoryIds, tagIds, venueIds, organizerIds, parent] = await Promise.all([
+    const [categoryIds, tagIds, venueIds, organizerIds, parent, modified] = await Promise.all([
       query.categories === undefined ? undefined : categories.resolveList(query.categories, 'categories', errors, caller),
       query.tags === undefined ? undefined : tags.resolveList(query.tags, 'tags', errors, caller),
       query.venue === undefined ? undefined : existingIds('venues', query.venue, 'venue', errors, caller),
       query.organizer === undefined ? undefined : existingIds('organizers', query.organizer, 'organizer', errors, caller),
       query.post_parent === undefined ? undefined : storage.events.findById(query.post_parent),
+      modifiedFilter(deps, query, errors),
     ]);
     if (query.post_parent !== undefined && !eventUsableBy(parent ?? null, caller, now())) {
       errors.add('post_parent', 'post_parent must be the id of an existing event.');
@@ -173,6 +209,7 @@ export function createEventList(deps: EventListDeps) {
     if (query.page !== undefined) input.page = query.page;
     if (query.per_page !== undefined) input.perPage = query.per_page;
     if (query.strict_dates !== undefined) input.strictDates = query.strict_dates;
+    if (modified.given) input.modifiedWindow = true;
     if (query.search !== undefined) input.search = query.search;
     if (categoryIds !== undefined) input.categoryIds = boundedIds(await categories.expandWithDescendants(categoryIds), 'categories', 'categories');
     if (tagIds !== undefined) input.tagIds = tagIds;
@@ -183,10 +220,10 @@ export function createEventList(deps: EventListDeps) {
     if (include !== undefined) input.include = include;
     if (parent) input.postParent = parent._id;
     const geo = await geolocation.resolveGeo(query, caller, errors);
-    input.extra = [...extra, ...geo.clauses, ...protectedClauses(query, caller, geolocEnabled)];
+    input.extra = [...extra, ...modified.clauses, ...geo.clauses, ...protectedClauses(query, caller, geolocEnabled)];
     if (query.orderby !== undefined && query.orderby !== 'distance') input.orderBy = query.orderby;
     if (query.order !== undefined) input.order = query.order.toLowerCase() === 'desc' ? -1 : 1;
-    return { input, statuses, categoryIds, tagIds, venueIds, organizerIds, include, geo };
+    return { input, statuses, categoryIds, tagIds, venueIds, organizerIds, include, geo, modified: modified.echo };
   }
 
   /** GET /events: validates and resolves every parameter, then one page query. */

@@ -13,6 +13,7 @@ import { changedFields } from '../changes.js';
 import { holdOf } from '../holds.js';
 import { ParamErrors } from '../input.js';
 import { type TermsService } from '../terms.js';
+import { eventVisibility, type TombstoneRecorder } from '../tombstones.js';
 import { insertWithUniqueSlug as insertUnique } from '../unique-slug.js';
 import { completeResolved, type EventInput, newEventDoc, resolveFields } from './fields.js';
 import { type EventLinkResolver, linkExisting } from './links.js';
@@ -45,6 +46,8 @@ export interface EventWritesDeps {
   /** Their counts include an event's terms: told after every write. */
   categories: Pick<TermsService, 'invalidate'>;
   tags: Pick<TermsService, 'invalidate'>;
+  /** A write that takes an event out of a list leaves a tombstone (src/services/tombstones.ts). */
+  tombstones: TombstoneRecorder;
   now: () => Date;
 }
 
@@ -70,7 +73,7 @@ function slugConflictOf(err: unknown, slug: string | undefined): unknown {
   );
 }
 
-export function createEventWrites({ storage, siteTimezone, links: linker, categories, tags, now }: EventWritesDeps) {
+export function createEventWrites({ storage, siteTimezone, links: linker, categories, tags, tombstones, now }: EventWritesDeps) {
   /** Term counts include this event from now on. */
   function termsChanged(): void {
     categories.invalidate();
@@ -131,6 +134,8 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
       throw slugConflictOf(err, set.slug);
     }
     if (!updated) throw new NotFoundError('event', current._id);
+    const at = now();
+    await tombstones.recordChange('event', updated._id, eventVisibility(current, at), eventVisibility(updated, at));
     await linker.releaseHeld([updated]);
     termsChanged();
     return updated;
@@ -138,8 +143,10 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
 
   async function trashDoc(current: EventDoc): Promise<EventDoc> {
     if (current.status === 'trash') throw new GoneError('event');
-    const updated = await storage.events.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } });
+    const at = now();
+    const updated = await storage.events.updateById(current._id, { $set: { status: 'trash', modifiedUtc: at } });
     if (!updated) throw new NotFoundError('event', current._id);
+    await tombstones.recordChange('event', updated._id, eventVisibility(current, at), 'none');
     termsChanged();
     return updated;
   }

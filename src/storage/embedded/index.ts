@@ -15,6 +15,7 @@ import {
   type SequenceName,
   type Storage,
   type TagDoc,
+  type TombstoneDoc,
   type VenueDoc,
 } from '../port.js';
 import { trackWrites } from '../change-version.js';
@@ -40,6 +41,7 @@ export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage 
   const categories = open<CategoryDoc>('categories');
   const tags = open<TagDoc>('tags');
   const idempotency = open<IdempotencyDoc>('idempotency');
+  const tombstones = open<TombstoneDoc>('tombstones');
   const collections: Record<CollectionName, EmbeddedCollection<{ _id: number }>> = {
     events,
     venues,
@@ -47,6 +49,7 @@ export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage 
     categories,
     tags,
     idempotency,
+    tombstones,
   };
   const sequences = new Map<SequenceName, number>();
   // One process holds the data: its own writes are all the writes there are.
@@ -65,6 +68,7 @@ export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage 
     categories: track(categories),
     tags: track(tags),
     idempotency: track(idempotency),
+    tombstones: track(tombstones),
     changeVersion: () => version,
     async nextId(sequence, count = 1) {
       assertOpen();

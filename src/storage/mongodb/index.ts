@@ -148,6 +148,7 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
     categories: collection('categories'),
     tags: collection('tags'),
     idempotency: collection('idempotency'),
+    tombstones: collection('tombstones'),
 
     nextId,
     changeVersion: () => changes.version(),
