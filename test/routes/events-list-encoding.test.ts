@@ -31,7 +31,8 @@ for (const engine of engines) {
   describe(`${engine.name} engine: pre-encoded event lists`, () => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await openTestApp(engine);
+      // The response cache off: these tests are about encoding each answer, not serving it again.
+      t = await openTestApp(engine, { RESPONSE_CACHE_BYTES: '0' });
       await seedIfEmpty({ storage: t.storage, config: { seedOnStart: true, siteTimezone: 'UTC', perPageMax: 50 }, log: { info: () => undefined } });
     });
     afterAll(async () => {

@@ -73,7 +73,8 @@ describe('apps with and without caches on one store', () => {
     storage = createEmbeddedStorage({ indexes, reason: 'test' });
     await storage.ensureIndexes();
     await seedIfEmpty({ storage, config: { seedOnStart: true, siteTimezone: 'UTC', perPageMax: 50 }, log: { info: () => undefined } });
-    const base = { RATE_LIMIT_READS: '0', MAX_EVENT_LOOP_DELAY_MS: '0' };
+    // The response cache off: the second read must be serialized again, from the caches under test.
+    const base = { RATE_LIMIT_READS: '0', MAX_EVENT_LOOP_DELAY_MS: '0', RESPONSE_CACHE_BYTES: '0' };
     for (const env of [
       base,
       { ...base, SERIALIZATION_ARENA_MB: '0', SERIALIZATION_MEMO_ENTRIES: '0' },
