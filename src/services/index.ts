@@ -13,8 +13,8 @@ import { createVenuesService, type VenuesService } from './venues.js';
 
 export interface ServicesDeps {
   storage: Storage;
-  /** GEOLOC_ENABLED left out: on (the event list's geolocation parameters take effect). */
-  config: Pick<Config, 'siteTimezone' | 'perPageMax'> & Partial<Pick<Config, 'geolocEnabled'>>;
+  /** GEOLOC_ENABLED left out: on (the event list's geolocation parameters take effect); ICS_MAX_EVENTS: see the events service. */
+  config: Pick<Config, 'siteTimezone' | 'perPageMax'> & Partial<Pick<Config, 'geolocEnabled' | 'icsMaxEvents'>>;
   /** The services' clock; the system clock when absent. */
   now?: (() => Date) | undefined;
 }
@@ -28,11 +28,11 @@ export interface Services {
 }
 
 export function createServices({ storage, config, now }: ServicesDeps): Services {
-  const { siteTimezone, perPageMax, geolocEnabled } = config;
+  const { siteTimezone, perPageMax, geolocEnabled, icsMaxEvents } = config;
   const venues = createVenuesService({ storage, siteTimezone, perPageMax, now });
   const organizers = createOrganizersService({ storage, siteTimezone, perPageMax, now });
   const categories = createTermsService('categories', { storage, perPageMax, now });
   const tags = createTermsService('tags', { storage, perPageMax, now });
-  const events = createEventsService({ storage, siteTimezone, perPageMax, geolocEnabled, venues, organizers, categories, tags, now });
+  const events = createEventsService({ storage, siteTimezone, perPageMax, feedMax: icsMaxEvents, geolocEnabled, venues, organizers, categories, tags, now });
   return { events, venues, organizers, categories, tags };
 }
