@@ -47,6 +47,8 @@ export interface Config {
   apiTokens: readonly ApiToken[];
   siteTimezone: string;
   perPageMax: number;
+  /** ICS_MAX_EVENTS: the most events an iCalendar feed holds, the first of the list's order. */
+  icsMaxEvents: number;
   geolocEnabled: boolean;
   /** null: decide at start (true on the embedded engine when the store is empty). */
   seedOnStart: boolean | null;
@@ -145,6 +147,12 @@ export const ConfigSchema = Type.Object(
     ),
     SITE_TIMEZONE: Type.String({ default: 'UTC', docValues: 'IANA zone', description: 'Zone in which dates without a zone are read' }),
     PER_PAGE_MAX: whole(50, 1, 1000, 'Largest page size'),
+    ICS_MAX_EVENTS: whole(
+      1000,
+      1,
+      10_000,
+      "Most events an iCalendar feed (`/events.ics`) holds: the first of the list's order; the number matching is in `X-TEC-Total`",
+    ),
     GEOLOC_ENABLED: Type.Boolean({ default: true, description: 'Geolocation filters on the event list' }),
     SEED_ON_START: Type.Optional(
       Type.Boolean({ docDefault: '`true` on an empty embedded store', description: 'Load `seeds/` at start when the store is empty' }),
@@ -440,6 +448,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiTokens: Object.freeze(parseTokens(s.API_TOKENS)),
     siteTimezone: s.SITE_TIMEZONE,
     perPageMax: s.PER_PAGE_MAX,
+    icsMaxEvents: s.ICS_MAX_EVENTS,
     geolocEnabled: s.GEOLOC_ENABLED,
     seedOnStart: s.SEED_ON_START ?? null,
     logLevel: s.LOG_LEVEL,

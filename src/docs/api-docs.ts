@@ -15,7 +15,12 @@ import { stringify as toYaml } from 'yaml';
 import { type Language, languageOfRoot } from '../i18n/index.js';
 import { apiPathOf, namespaceOf, rootOf } from '../routes/roots.js';
 import { type IndexContext, type NamespaceIndex, buildNamespaceIndex } from './namespace-index.js';
-import { EventListQuerySchema, EventListQueryWithoutGeolocationSchema } from '../schemas/events.js';
+import {
+  EventFeedQuerySchema,
+  EventFeedQueryWithoutGeolocationSchema,
+  EventListQuerySchema,
+  EventListQueryWithoutGeolocationSchema,
+} from '../schemas/events.js';
 import { type OpenApiDocument, buildOpenApiDocument, withServer } from './openapi.js';
 import { type CatalogRoute, type RouteCatalog } from './route-catalog.js';
 
@@ -50,7 +55,10 @@ export const uiPrefix = (root: string): string => `${root}/docs`;
  * validating with their own schemas (they do not depend on the setting); the documents only offer
  * what the server does with the setting it has.
  */
-const WITHOUT_GEOLOCATION = new Map<unknown, unknown>([[EventListQuerySchema, EventListQueryWithoutGeolocationSchema]]);
+const WITHOUT_GEOLOCATION = new Map<unknown, unknown>([
+  [EventListQuerySchema, EventListQueryWithoutGeolocationSchema],
+  [EventFeedQuerySchema, EventFeedQueryWithoutGeolocationSchema],
+]);
 
 function withoutGeolocation(route: CatalogRoute): CatalogRoute {
   const querystring = WITHOUT_GEOLOCATION.get(route.schema.querystring);

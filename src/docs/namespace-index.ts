@@ -7,7 +7,12 @@
 import { formatWallClock } from '../lib/dates/index.js';
 import { type Language } from '../i18n/index.js';
 import { dateBounds } from '../query/events.js';
-import { EventListQuerySchema, EventListQueryWithoutGeolocationSchema } from '../schemas/events.js';
+import {
+  EventFeedQuerySchema,
+  EventFeedQueryWithoutGeolocationSchema,
+  EventListQuerySchema,
+  EventListQueryWithoutGeolocationSchema,
+} from '../schemas/events.js';
 import { type CatalogRoute } from './route-catalog.js';
 import { type JsonObject, plainSchema, summarizeArg } from './schema-text.js';
 
@@ -42,8 +47,10 @@ function eventListDefaults(ctx: ComputedDefaultContext): Record<string, unknown>
 }
 const COMPUTED_DEFAULTS = new Map<unknown, (ctx: ComputedDefaultContext) => Record<string, unknown>>([
   [EventListQuerySchema, eventListDefaults],
-  // The same parameters as documented with geolocation off (src/docs/api-docs.ts).
+  // The same parameters as documented with geolocation off (src/docs/api-docs.ts), and the feed's.
   [EventListQueryWithoutGeolocationSchema, eventListDefaults],
+  [EventFeedQuerySchema, eventListDefaults],
+  [EventFeedQueryWithoutGeolocationSchema, eventListDefaults],
 ]);
 
 type Link = Array<{ href: string }>;
@@ -98,11 +105,15 @@ function argsOf(route: CatalogRoute, ctx: IndexContext): IndexEndpoint['args'] {
   return Object.keys(args).length === 0 ? [] : args;
 }
 
-/** The 200 (or 201) response schema of the route's GET, for `context=help`. */
+/**
+ * The 200 response schema of the route's GET, for `context=help`; of a body that is not JSON
+ * (Fastify's per-media-type form), the schema of its first media type.
+ */
 function responseSchemaOf(routes: CatalogRoute[], language: Language): unknown {
   const get = routes.find((r) => r.methods.includes('GET'));
-  const response = get?.schema.response as Record<string, unknown> | undefined;
-  const schema = response?.['200'];
+  const response = get?.schema.response as Record<string, { content?: Record<string, { schema: unknown }> }> | undefined;
+  const declared = response?.['200'];
+  const schema = declared?.content === undefined ? declared : Object.values(declared.content)[0]?.schema;
   return schema === undefined ? undefined : plainSchema(schema, { language });
 }
 

@@ -133,11 +133,25 @@ export interface OperationName {
   operationId: string;
 }
 
+const FEED_EXTENSION = '.ics';
+
+/** A feed is filed under its resource: `getEventsFeed`, `getEventFeed`, `getEventFeedBySlug`. */
+function feedOperationName(segments: string[]): OperationName {
+  const resource = (segments[0] as string).replace(FEED_EXTENSION, '');
+  const all = resource.charAt(0).toUpperCase() + resource.slice(1);
+  const one = SINGULAR[resource] ?? all.replace(/s$/, '');
+  if (segments.length === 1) return { group: resource, summaryKey: `operation.${resource}.feed`, operationId: `get${all}Feed` };
+  const bySlug = segments[1] === 'by-slug' ? 'BySlug' : '';
+  return { group: resource, summaryKey: `operation.${resource}.feedOne${bySlug}`, operationId: `get${one}Feed${bySlug}` };
+}
+
 /** Names an operation from its path shape and method (a new shape gets a key the i18n test demands). */
 export function operationName(path: string, method: string): OperationName {
   const segments = path.split('/').filter(Boolean);
   if (segments.length === 0) return { group: 'discovery', summaryKey: 'operation.index', operationId: 'getNamespaceIndex' };
   if (segments.length === 1 && segments[0] === 'doc') return { group: 'discovery', summaryKey: 'operation.doc', operationId: 'getOpenApiDocument' };
+  // The iCalendar feeds: `/events.ics`, `/events/{id}.ics`, `/events/by-slug/{slug}.ics`.
+  if (path.endsWith(FEED_EXTENSION)) return feedOperationName(segments);
   const resource = segments[0] as string;
   const one = SINGULAR[resource] ?? resource.charAt(0).toUpperCase() + resource.slice(1).replace(/s$/, '');
   const all = resource.charAt(0).toUpperCase() + resource.slice(1);
@@ -248,6 +262,34 @@ function isListSchema(schema: unknown): boolean {
   return properties !== undefined && 'rest_url' in properties && 'total_pages' in properties;
 }
 
+/**
+ * A success response's headers and content. A JSON schema is the body's; Fastify's per-media-type
+ * form (`{ content: { <type>: { schema } } }`, for bodies that are not JSON) names its types, and
+ * may add the `headers` it sends.
+ */
+function successOf(method: string, schema: unknown, b: Builder): JsonObject {
+  const { content, headers } = schema as { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> };
+  if (content !== undefined) {
+    const documented = Object.entries(headers ?? {}).map(([name, header]) => {
+      const { description, ...rest } = b.schema(header) as JsonObject;
+      return [name, { description, schema: rest }];
+    });
+    return {
+      ...(documented.length > 0 ? { headers: Object.fromEntries(documented) } : {}),
+      content: Object.fromEntries(Object.entries(content).map(([type, media]) => [type, { schema: b.schema(media.schema) }])),
+    };
+  }
+  const listHeaders =
+    method === 'GET' && isListSchema(schema)
+      ? {
+          'X-TEC-Total': { description: text(b.language, 'header.total'), schema: { type: 'integer' } },
+          'X-TEC-TotalPages': { description: text(b.language, 'header.totalPages'), schema: { type: 'integer' } },
+          Link: { description: text(b.language, 'header.link'), schema: { type: 'string' } },
+        }
+      : undefined;
+  return { ...(listHeaders ? { headers: listHeaders } : {}), content: { 'application/json': { schema: b.schema(schema) } } };
+}
+
 function responsesOf(route: CatalogRoute, method: string, b: Builder, rateLimited: boolean): JsonObject {
   const responses: JsonObject = {};
   const declared = Object.entries((route.schema.response ?? {}) as Record<string, unknown>)
@@ -259,19 +301,7 @@ function responsesOf(route: CatalogRoute, method: string, b: Builder, rateLimite
   for (const [code, schema] of declared) {
     if (code < 400) {
       if (code !== success && declared.some(([c]) => c === success)) continue;
-      const headers =
-        method === 'GET' && isListSchema(schema)
-          ? {
-              'X-TEC-Total': { description: text(b.language, 'header.total'), schema: { type: 'integer' } },
-              'X-TEC-TotalPages': { description: text(b.language, 'header.totalPages'), schema: { type: 'integer' } },
-              Link: { description: text(b.language, 'header.link'), schema: { type: 'string' } },
-            }
-          : undefined;
-      responses[String(code)] = {
-        description: text(b.language, `response.${code}`),
-        ...(headers ? { headers } : {}),
-        content: { 'application/json': { schema: b.schema(schema) } },
-      };
+      responses[String(code)] = { description: text(b.language, `response.${code}`), ...successOf(method, schema, b) };
     } else if (codeApplies(code, method, route.path)) {
       b.errorCodes.add(code);
       responses[String(code)] = { $ref: `#/components/responses/${ERROR_RESPONSE_NAMES[code] ?? `Error${code}`}` };

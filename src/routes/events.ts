@@ -12,16 +12,15 @@ import {
   EventResponseSchema,
 } from '../schemas/events.js';
 import { ApiError } from '../errors.js';
-import { isAbsoluteDateInput } from '../lib/dates/index.js';
-import { DATE_PARAMS } from '../query/events.js';
-import { MODIFIED_PARAMS } from '../query/modified.js';
 import { totalPages } from '../query/paging.js';
 import { redactProtected, serializeEvent, serializeEventJson } from '../serialize/events.js';
 import { JSON_CONTENT_TYPE, type JsonItem, jsonEnvelope, listHeaders, listLinks, releaseWhenSent, withJsonMember } from '../serialize/list.js';
 import { type EventsService } from '../services/events/index.js';
 import { type EventInput } from '../services/events/fields.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
+import { eventFeedRoutes } from './event-feeds.js';
 import { ignoreBodyFields } from './hooks.js';
+import { listMayBeKept } from './list-cache.js';
 import { serialized, withIfMatch } from './preconditions.js';
 
 export interface EventRoutesOptions extends ApiRouteOptions {
@@ -33,12 +32,6 @@ const SLUG = '/events/by-slug/:slug';
 const WRITE = ['POST', 'PUT', 'PATCH'] as const;
 const single = { 200: EventResponseSchema, ...ErrorResponses };
 const stripGenerated = ignoreBodyFields(EVENT_GENERATED_FIELDS);
-/** A list may be kept unless a date parameter is read relative to the clock (`now`, `+1 week`). */
-const listMayBeKept = (request: { query: unknown }): boolean =>
-  [...DATE_PARAMS, ...MODIFIED_PARAMS].every((name) => {
-    const value = (request.query as Record<string, unknown>)[name];
-    return value === undefined || isAbsoluteDateInput(value);
-  });
 
 export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (app, options) => {
   const { events } = options;
@@ -127,4 +120,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       present(request, await withIfMatch(request, asRead(request, reply), (check) => events.trash(keyOf(request as Keyed), request.caller!, check))),
     );
   }
+
+  // The iCalendar feeds, after the JSON routes (under this plugin's prefix already).
+  await app.register(eventFeedRoutes, { ...options, prefix: '' });
 };

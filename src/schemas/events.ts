@@ -292,3 +292,21 @@ export const EventListResponseSchema = Type.Object(
   { events: Type.Array(EventResponseSchema, i18n('list.items')), ...ListLinkProperties },
   i18n('schema.eventList'),
 );
+
+/** GET /events.ics: the list's parameters without paging (a feed holds every match, up to ICS_MAX_EVENTS). */
+export const EventFeedQuerySchema = Type.Object(Type.Omit(EventListQuerySchema, ['page', 'per_page']).properties, { additionalProperties: true });
+export type EventFeedQuery = Static<typeof EventFeedQuerySchema>;
+
+/** GET /events.ics as documented with geolocation off (see EventListQueryWithoutGeolocationSchema). */
+export const EventFeedQueryWithoutGeolocationSchema = Type.Object(Type.Omit(EventListQueryWithoutGeolocationSchema, ['page', 'per_page']).properties, {
+  additionalProperties: true,
+});
+
+/**
+ * The 200 of the iCalendar routes, in Fastify's per-media-type form: the body is the text the
+ * serializer wrote (src/serialize/ics/calendar.ts), sent as is; the schema documents it. `headers`
+ * is read by the OpenAPI document alone.
+ */
+const CalendarBody = { 'text/calendar': { schema: Type.String(i18n('feed.response')) } };
+export const EventFeedResponse = { content: CalendarBody, headers: { 'X-TEC-Total': Type.Integer(i18n('header.feedTotal')) } };
+export const EventCalendarResponse = { content: CalendarBody };

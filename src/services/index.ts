@@ -14,8 +14,8 @@ import { createVenuesService, type VenuesService } from './venues.js';
 
 export interface ServicesDeps {
   storage: Storage;
-  /** GEOLOC_ENABLED left out: on (the event list's geolocation parameters take effect). */
-  config: Pick<Config, 'siteTimezone' | 'perPageMax'> & Partial<Pick<Config, 'geolocEnabled' | 'tombstoneDays'>>;
+  /** GEOLOC_ENABLED left out: on (the event list's geolocation parameters take effect); ICS_MAX_EVENTS: see the events service. */
+  config: Pick<Config, 'siteTimezone' | 'perPageMax'> & Partial<Pick<Config, 'geolocEnabled' | 'tombstoneDays' | 'icsMaxEvents'>>;
   /** The services' clock; the system clock when absent. */
   now?: (() => Date) | undefined;
   /** Where a failed background pruning of tombstones is reported. */
@@ -36,12 +36,24 @@ export interface Services {
 const DEFAULT_TOMBSTONE_DAYS = 30;
 
 export function createServices({ storage, config, now, onPruneError }: ServicesDeps): Services {
-  const { siteTimezone, perPageMax, geolocEnabled, tombstoneDays = DEFAULT_TOMBSTONE_DAYS } = config;
+  const { siteTimezone, perPageMax, geolocEnabled, icsMaxEvents, tombstoneDays = DEFAULT_TOMBSTONE_DAYS } = config;
   const tombstones = createTombstones({ storage, retentionDays: tombstoneDays, siteTimezone, perPageMax, now, onPruneError });
   const venues = createVenuesService({ storage, siteTimezone, perPageMax, tombstones, now });
   const organizers = createOrganizersService({ storage, siteTimezone, perPageMax, tombstones, now });
   const categories = createTermsService('categories', { storage, perPageMax, tombstones, now });
   const tags = createTermsService('tags', { storage, perPageMax, tombstones, now });
-  const events = createEventsService({ storage, siteTimezone, perPageMax, geolocEnabled, venues, organizers, categories, tags, tombstones, now });
+  const events = createEventsService({
+    storage,
+    siteTimezone,
+    perPageMax,
+    feedMax: icsMaxEvents,
+    geolocEnabled,
+    venues,
+    organizers,
+    categories,
+    tags,
+    tombstones,
+    now,
+  });
   return { events, venues, organizers, categories, tags, tombstones };
 }

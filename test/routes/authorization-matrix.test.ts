@@ -380,6 +380,8 @@ interface Row {
   isList?: boolean;
   /** Extra checks on a 200 body (list contents). */
   check?: (body: Body) => string[];
+  /** The same for an iCalendar body. */
+  checkText?: (text: string) => string[];
   phase: 'read' | 'refused-write' | 'editor-write';
 }
 
@@ -396,6 +398,15 @@ function listCheck(key: string, expected: number[]): (body: Body) => string[] {
     if (JSON.stringify(got) !== JSON.stringify(want)) problems.push(`lists ${key} ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
     if (body.total !== want.length) problems.push(`total is ${String(body.total)}, expected ${want.length}`);
     return problems;
+  };
+}
+
+/** The events of an iCalendar feed, by the ids of their UIDs (`<id>@<host>`). */
+function feedCheck(expected: number[]): (text: string) => string[] {
+  return (text) => {
+    const got = sorted([...text.matchAll(/^UID:(\d+)@/gm)].map((match) => Number(match[1])));
+    const want = sorted(expected);
+    return JSON.stringify(got) === JSON.stringify(want) ? [] : [`feeds events ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`];
   };
 }
 
@@ -445,6 +456,9 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
       const suffix = variant === 'password' ? `?password=${target === 'protectedDraft' ? DRAFT_PASSWORD : PASSWORD}` : query[variant];
       readRow('/events/{id}', `${API}/events/${ref.id}${suffix}`, rules);
       readRow('/events/by-slug/{slug}', `${API}/events/by-slug/${ref.slug}${suffix}`, rules);
+      // The iCalendar feed of one event: the same rules.
+      readRow('/events/{id}.ics', `${API}/events/${ref.id}.ics${suffix}`, rules);
+      readRow('/events/by-slug/{slug}.ics', `${API}/events/by-slug/${ref.slug}.ics${suffix}`, rules);
     }
   }
   // The language roots share the rules.
@@ -514,6 +528,19 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
           isList: true,
           unlocked: unlockedBy(suffix, caller),
           ...(method === 'GET' && want !== undefined ? { check: listCheck('events', want) } : {}),
+          phase: 'read',
+        });
+        // The iCalendar feed of the list: the same rules and the same events (paging is no parameter of it).
+        rows.push({
+          route: `${method} /events.ics`,
+          label: `${method} /events.ics?per_page=50${suffix} as ${caller}`,
+          method,
+          caller,
+          url: `${API}/events.ics?per_page=50${suffix}`,
+          expect: reader === null ? UNAUTHENTICATED : rules[reader],
+          isList: true,
+          unlocked: unlockedBy(suffix, caller),
+          ...(method === 'GET' && want !== undefined ? { checkText: feedCheck(want) } : {}),
           phase: 'read',
         });
       }
@@ -848,6 +875,8 @@ describe.each(engines)('$name engine: authorization matrix', (engine) => {
         problems.push(`status ${response.statusCode}, expected ${row.expect.status} (${response.body.slice(0, 160)})`);
       if (row.method === 'HEAD') {
         if (response.body !== '') problems.push('HEAD answered with a body');
+      } else if (String(response.headers['content-type']).startsWith('text/calendar')) {
+        if (response.statusCode === 200 && row.checkText) problems.push(...row.checkText(response.body));
       } else {
         const body = json<Body>(response);
         if (row.expect.code !== undefined && body.code !== row.expect.code) problems.push(`code ${String(body.code)}, expected ${row.expect.code}`);

@@ -21,6 +21,9 @@ const ROUTE_KEYS = [
   `/${NS}/events`,
   `/${NS}/events/(?P<id>\\d+)`,
   `/${NS}/events/by-slug/(?P<slug>[^/]+)`,
+  `/${NS}/events.ics`,
+  `/${NS}/events/(?P<id>\\d+).ics`,
+  `/${NS}/events/by-slug/(?P<slug>[^/]+).ics`,
   `/${NS}/venues`,
   `/${NS}/venues/(?P<id>\\d+)`,
   `/${NS}/venues/by-slug/(?P<slug>[^/]+)`,
@@ -190,6 +193,10 @@ describe(`${engine.name} engine: namespace index`, () => {
       const list = argsOf(index, '/events', 'GET');
       expect(list.start_date).toMatchObject({ default: '2026-03-14 00:00:00', description: text('eventList.start_date'), required: false });
       expect(list.end_date).toMatchObject({ default: '2028-03-15 23:59:59', description: text('eventList.end_date'), required: false });
+      // The feed has the list's window, and no paging.
+      const feed = argsOf(index, '/events.ics', 'GET');
+      expect([feed.start_date?.default, feed.end_date?.default]).toEqual(['2026-03-14 00:00:00', '2028-03-15 23:59:59']);
+      expect(Object.keys(feed)).toEqual(Object.keys(list).filter((name) => name !== 'page' && name !== 'per_page'));
     });
 
     it('links on the root and host the request came in on', async () => {
@@ -229,6 +236,8 @@ describe(`${engine.name} engine: namespace index`, () => {
       const schema = help.routes[`/${NS}/events`]?.schema as { properties: Record<string, { description?: string }> };
       expect(Object.keys(schema.properties)).toEqual(['events', 'rest_url', 'next_rest_url', 'previous_rest_url', 'total', 'total_pages']);
       expect(help.routes[`/${NS}/venues/(?P<id>\\d+)`]?.schema).toMatchObject({ type: 'object' });
+      // A feed's body is iCalendar text.
+      expect(help.routes[`/${NS}/events.ics`]?.schema).toEqual({ type: 'string', description: text('feed.response') });
       const bad = await get(`${root}/${NS}?context=bogus`);
       expect(bad.statusCode).toBe(400);
       expect(json<{ code: string; data: { params: Record<string, string> } }>(bad)).toMatchObject({

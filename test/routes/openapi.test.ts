@@ -35,7 +35,11 @@ const SPEC_OPERATIONS = [
   ...['events', 'venues', 'organizers', 'categories', 'tags'].flatMap((r) => [`get /${r}`, `post /${r}`, ...SINGLE.map((m) => `${m} /${r}/{id}`)]),
   ...['events', 'venues', 'organizers'].flatMap((r) => SINGLE.map((m) => `${m} /${r}/by-slug/{slug}`)),
   'get /deleted',
+  // The iCalendar feeds.
+  ...['/events.ics', '/events/{id}.ics', '/events/by-slug/{slug}.ics'].map((p) => `get ${p}`),
 ].sort();
+/** The media type of an operation's success: iCalendar for the feeds, JSON for everything else. */
+const mediaTypeOf = (path: string) => (path.endsWith('.ics') ? 'text/calendar' : 'application/json');
 
 const operationsOf = (doc: OpenApi) => Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
 
@@ -99,13 +103,17 @@ function responseChecker(doc: OpenApi) {
     for (const name of Object.keys(resolved.headers ?? {})) {
       if (name !== 'Link' && response.headers[name.toLowerCase()] === undefined) return `${method} ${path} ${status}: header ${name} missing`;
     }
-    const ref = `${DOC_ID}${pointer}/content/application~1json/schema`;
+    // The body's media type, as the response names it, must be one the document gives.
+    const type = String(response.headers['content-type']).split(';')[0]!;
+    if ((resolved.content as Json | undefined)?.[type] === undefined) return `${method} ${path} ${status}: ${type} is not documented`;
+    const ref = `${DOC_ID}${pointer}/content/${type.replace('/', '~1')}/schema`;
     let validate = compiled.get(ref);
     if (validate === undefined) {
       validate = ajv.compile({ $ref: ref });
       compiled.set(ref, validate);
     }
-    return validate(JSON.parse(response.body)) ? null : `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`;
+    const body: unknown = type === 'application/json' ? JSON.parse(response.body) : response.body;
+    return validate(body) ? null : `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`;
   };
 }
 
@@ -226,7 +234,7 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
         for (const [method, op] of Object.entries(item)) {
           for (const [code, response] of Object.entries(op.responses)) {
             if (Number(code) >= 400) expect(response.$ref, `${method} ${path} ${code}`).toMatch(/^#\/components\/responses\/\w+$/);
-            else expect(response.content, `${method} ${path} ${code}`).toHaveProperty(['application/json', 'schema']);
+            else expect(Object.keys(response.content as Json), `${method} ${path} ${code}`).toEqual([mediaTypeOf(path)]);
           }
           expect(op.responses, `${method} ${path}`).toHaveProperty('400');
         }
@@ -253,6 +261,34 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
       const search = doc.paths['/events']!.get!.parameters!.find((p) => p.name === 'search');
       expect(search).toMatchObject({ in: 'query', required: false, description: MESSAGES[language]['eventList.search'], schema: { type: 'string' } });
       expect(doc.paths['/events/{id}']!.get!.parameters![0]).toMatchObject({ name: 'id', in: 'path', required: true, schema: { type: 'integer' } });
+    });
+
+    it('documents the iCalendar feeds: text/calendar, the list filters without paging, X-TEC-Total', () => {
+      const doc = docs[root]!;
+      const feed = doc.paths['/events.ics']!.get!;
+      expect(feed).toMatchObject({
+        operationId: 'getEventsFeed',
+        summary: MESSAGES[language]['operation.events.feed'],
+        tags: [MESSAGES[language]['groupName.events']],
+      });
+      expect(feed.responses['200']).toEqual({
+        description: MESSAGES[language]['response.200'],
+        headers: { 'X-TEC-Total': { description: MESSAGES[language]['header.feedTotal'], schema: { type: 'integer' } } },
+        content: { 'text/calendar': { schema: { type: 'string', description: MESSAGES[language]['feed.response'] } } },
+      });
+      const names = (op: Operation) => (op.parameters ?? []).map((p) => p.name);
+      expect(names(feed)).toEqual(names(doc.paths['/events']!.get!).filter((name) => name !== 'page' && name !== 'per_page'));
+      expect(doc.paths['/events/{id}.ics']!.get!).toMatchObject({
+        operationId: 'getEventFeed',
+        parameters: [{ name: 'id', in: 'path' }, { name: 'password' }, { name: 'context' }],
+      });
+      expect(doc.paths['/events/by-slug/{slug}.ics']!.get!.operationId).toBe('getEventFeedBySlug');
+      for (const path of ['/events/{id}.ics', '/events/by-slug/{slug}.ics']) {
+        expect(doc.paths[path]!.get!.responses['200']).toEqual({
+          description: MESSAGES[language]['response.200'],
+          content: { 'text/calendar': { schema: { type: 'string', description: MESSAGES[language]['feed.response'] } } },
+        });
+      }
     });
   });
 
@@ -393,6 +429,11 @@ describe(`${engine.name} engine: real responses match the documented schemas`, (
     await call('get', '/events', { query: `?include=${String(event.id)}&context=edit` });
     await call('get', '/events/{id}', { params: { id: event.id as number } });
     await call('get', '/events/by-slug/{slug}', { params: { slug: event.slug as string } });
+    await call('get', '/events.ics', { query: '?start_date=2030-01-01&end_date=2030-12-31' });
+    await call('get', '/events/{id}.ics', { params: { id: event.id as number } });
+    await call('get', '/events/by-slug/{slug}.ics', { params: { slug: event.slug as string } });
+    await call('get', '/events.ics', { query: '?geoloc_lat=91' }); // 400
+    await call('get', '/events/{id}.ics', { params: { id: 999_999 } }); // 404
     for (const method of ['post', 'put', 'patch']) {
       await call(method, '/events/{id}', { params: { id: event.id as number }, payload: { excerpt: `Updated with ${method}` } });
       await call(method, '/events/by-slug/{slug}', { params: { slug: minimal.slug as string }, payload: { sticky: method === 'put' } });

@@ -2,7 +2,8 @@
  * The events service: single-event use cases (create, read, update — truly partial — and trash),
  * the list, and the import's bulk writes, built from modules of one job each:
  * read.ts (finding and access), fields.ts and links.ts (resolving a write), writes.ts (one
- * event's writes), bulk.ts (many creates at once), list.ts (GET /events), geo.ts (geolocation).
+ * event's writes), bulk.ts (many creates at once), list.ts (GET /events), feed.ts (GET /events.ics),
+ * geo.ts (geolocation).
  */
 import { KeyedLock } from '../../lib/keyed-lock.js';
 import { type EventCreate } from '../../schemas/events.js';
@@ -14,6 +15,7 @@ import { type TermsService } from '../terms.js';
 import { type TombstoneRecorder } from '../tombstones.js';
 import { type VenuesService } from '../venues.js';
 import { createEventBulk } from './bulk.js';
+import { createEventFeed } from './feed.js';
 import { type EventInput } from './fields.js';
 import { createEventGeo } from './geo.js';
 import { createEventLinks } from './links.js';
@@ -30,6 +32,8 @@ export interface EventsServiceDeps {
   storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
   siteTimezone: string;
   perPageMax: number;
+  /** ICS_MAX_EVENTS: the most events a feed holds; left out, a page's worth (the import serves no feeds). */
+  feedMax?: number;
   /** GEOLOC_ENABLED: without it the geolocation parameters have no effect. */
   geolocEnabled?: boolean;
   /** Linked venues and organizers can be created inside an event write. */
@@ -47,6 +51,7 @@ export function createEventsService({
   storage,
   siteTimezone,
   perPageMax,
+  feedMax = perPageMax,
   geolocEnabled = true,
   venues,
   organizers,
@@ -60,7 +65,10 @@ export function createEventsService({
   const writes = createEventWrites({ storage, siteTimezone, links, categories, tags, tombstones, now });
   const bulk = createEventBulk({ storage, siteTimezone, links, writes, now });
   const geo = createEventGeo({ storage, geolocEnabled, now });
-  const { list } = createEventList({ storage, venues, organizers, categories, tags, siteTimezone, perPageMax, geolocEnabled, reads, geo, now });
+  const listDeps = { storage, venues, organizers, categories, tags, siteTimezone, perPageMax, geolocEnabled, reads, geo, now };
+  const { list } = createEventList(listDeps);
+  // The feed is the list with ICS_MAX_EVENTS as its largest page.
+  const { feed } = createEventFeed({ storage, list: createEventList({ ...listDeps, perPageMax: feedMax }).list, feedMax });
   const { findEvent, assertReadable, relationsOf } = reads;
 
   /** Updates and trashing of one event, one at a time (see `update`). */
@@ -79,6 +87,8 @@ export function createEventsService({
   return {
     /** GET /events: validates and resolves every parameter, then one page query. */
     list,
+    /** GET /events.ics: the list's first ICS_MAX_EVENTS events. */
+    feed,
 
     async get(key: EventKey, options: ReadOptions) {
       const doc = await findEvent(key);
