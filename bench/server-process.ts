@@ -4,7 +4,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type ParentMessage, type RequestFacts, type ServerMessage } from './protocol.js';
+import { type CeilingMessage, type CeilingParentMessage, type ParentMessage, type RequestFacts, type ServerMessage } from './protocol.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -42,14 +42,18 @@ export function nodeFlagsOf(command: string): string[] {
  */
 export const SERVICE_NODE_FLAGS: string[] = scriptNodeFlags('start');
 
-/** Forks the server on a calendar of `events` events; `args` go to bench/server.ts, `execArgv` to node. */
-export function startServer(events: number, args: string[] = [], execArgv: string[] = []): Promise<ServerProcess> {
+/**
+ * Forks the server on a calendar of `events` events; `args` go to bench/server.ts, `execArgv` to
+ * node, `env` is added to the child's environment.
+ */
+export function startServer(events: number, args: string[] = [], execArgv: string[] = [], env: Record<string, string> = {}): Promise<ServerProcess> {
   const script = fileURLToPath(new URL('./server.ts', import.meta.url));
   const child = fork(script, ['--events', String(events), ...args], {
     // A million events need more than the default old-space limit; smaller calendars keep the default.
     // --expose-gc: the server collects once after building the calendar (bench/server.ts).
     execArgv: ['--import', 'tsx', '--expose-gc', ...SERVICE_NODE_FLAGS, ...(events > 300_000 ? ['--max-old-space-size=16384'] : []), ...execArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
   });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -81,6 +85,32 @@ export async function stopServer(child: ChildProcess): Promise<void> {
   child.removeAllListeners('exit');
   const exited = new Promise((resolve) => child.once('exit', resolve));
   send(child, { type: 'stop' });
+  await exited;
+}
+
+/**
+ * Forks the ceiling server (bench/ceiling-server.ts) with the service's Node options, serving
+ * `body` with `headers` at `/page` and an empty 304 at `/not-modified`; resolves with its port.
+ */
+export function startCeiling(body: Buffer, headers: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  const script = fileURLToPath(new URL('./ceiling-server.ts', import.meta.url));
+  const child = fork(script, [], { execArgv: ['--import', 'tsx', ...SERVICE_NODE_FLAGS], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const page: CeilingParentMessage = { type: 'page', body: body.toString('base64'), headers };
+  child.send(page);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`The ceiling server exited early (code ${code}).`)));
+    child.on('message', (message: CeilingMessage) => {
+      if (message.type === 'ready') resolve({ child, port: message.port });
+    });
+  });
+}
+
+export async function stopCeiling(child: ChildProcess): Promise<void> {
+  child.removeAllListeners('exit');
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop: CeilingParentMessage = { type: 'stop' };
+  child.send(stop);
   await exited;
 }
 
