@@ -37,7 +37,10 @@ for (const node of profile.nodes) for (const child of node.children ?? []) paren
 /** function (file:line), the file relative to the checkout or to node_modules. */
 function keyOf(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
-  const file = url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '').replace(/^.*?\/(src|bench|indexes)\//, '$1/');
+  const file = url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, '')
+    .replace(/^.*?\/(src|bench|indexes)\//, '$1/');
   // Modules compiled by tsx report line 0 for every function: then the file alone.
   return `${functionName || '(anonymous)'} ${file === '' ? '' : lineNumber > 0 ? `${file}:${lineNumber + 1}` : file}`.trim();
 }

@@ -21,6 +21,10 @@ export interface Row {
   errors: number;
   /** Responses by status code, e.g. `{ 200: 1200, 304: 30 }`. */
   statuses: Record<string, number>;
+  /** Measured on the baseline checkout (`--baseline`). */
+  baseline?: boolean;
+  /** This checkout's requests/s over the baseline's, measured right after it. */
+  vsBaseline?: number;
   /** Server figures; absent for the ceiling. */
   peakRssMiB?: number;
   /** The V8 heap's reserved size when RSS peaked. */
@@ -80,7 +84,7 @@ export function ratioOf(row: Row, rows: readonly Row[]): number | undefined {
  */
 export function verdict(row: Row, rows: readonly Row[]): string {
   const ratio = ratioOf(row, rows);
-  if (ratio === undefined) return '';
+  if (ratio === undefined || row.baseline === true) return '';
   const mark = (ok: boolean, rule: string): string => `${ok ? 'PASS' : 'MISS'} (${rule})`;
   if (row.scenario === 'hot') return mark(ratio >= 0.5 && row.p99 <= 20, '≥ 50%, p99 ≤ 20 ms');
   if (row.scenario === 'revalidate') {
@@ -105,7 +109,7 @@ export function progressLine(row: Row, rows: readonly Row[]): string {
       ? ''
       : `  RSS ${row.peakRssMiB} MiB (heap ${row.heapAtPeakMiB})  longest stall ${row.stallMs} ms  GC ${((row.gcShare ?? 0) * 100).toFixed(0)}%`;
   return (
-    `  ${row.scenario.padEnd(11)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  [${statusText(row.statuses)}]` +
+    `  ${(row.baseline === true ? `${row.scenario} (baseline)` : row.scenario).padEnd(11)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  [${statusText(row.statuses)}]` +
     `${ratio === undefined ? '' : `  ${(ratio * 100).toFixed(1)}% of ceiling`}${server}`
   );
 }
@@ -124,6 +128,7 @@ export function table(rows: readonly Row[]): string {
     'statuses',
     'of ceiling',
     'target',
+    'vs baseline',
     'peak RSS MiB',
     'heap at peak',
     'longest stall ms',
@@ -138,7 +143,7 @@ export function table(rows: readonly Row[]): string {
     const ratio = ratioOf(r, rows);
     return [
       r.size.toLocaleString('en'),
-      r.scenario,
+      r.baseline === true ? `${r.scenario} (baseline)` : r.scenario,
       r.cache,
       String(r.urls),
       r.rps.toFixed(0),
@@ -148,6 +153,7 @@ export function table(rows: readonly Row[]): string {
       statusText(r.statuses),
       ratio === undefined ? '' : `${(ratio * 100).toFixed(1)}%`,
       verdict(r, rows),
+      r.vsBaseline === undefined ? '' : `${r.vsBaseline.toFixed(2)}×`,
       r.peakRssMiB === undefined ? '' : String(r.peakRssMiB),
       r.heapAtPeakMiB === undefined ? '' : String(r.heapAtPeakMiB),
       r.stallMs === undefined ? '' : String(r.stallMs),

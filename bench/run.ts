@@ -18,11 +18,16 @@
  *                    [--scenarios default,window,…,hot,revalidate] [--quick] [--utc-zones]
  *                    [--cpu-prof dir] [--server-flags '--max-semi-space-size=32']
  *
+ * `--baseline <checkout>` also starts that checkout's bench/server.ts for the cold scenarios (same
+ * calendar, same seed) and measures it right after this one's, scenario by scenario, so both see
+ * the same machine; the table then gives each cold scenario's ratio to it.
+ *
  * `--quick` leaves out the million-event size; `BENCH_QUICK=1 npm run bench` passes it (the npm
  * script maps the variable to the flag, so no bench code reads the environment). `--utc-zones` gives
  * every event the UTC zone instead of its venue's, to separate time-zone formatting from the rest.
  */
 import { type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { COLD_SCENARIOS, HOT_SCENARIOS, LIST_PATH, SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
@@ -42,6 +47,9 @@ const { values: flags } = parseArgs({
     'cpu-prof': { type: 'string' },
     // Extra Node/V8 options for the server processes (heap tuning experiments), space-separated.
     'server-flags': { type: 'string', default: '' },
+    // Another checkout (a `git worktree` of an older commit, with node_modules): its server runs
+    // the cold scenarios too, each right after this one's, and every cold row shows the ratio.
+    baseline: { type: 'string' },
   },
 });
 const sizes = flags.sizes
@@ -98,6 +106,45 @@ async function measureCeiling(size: number, port: number): Promise<void> {
   }
 }
 
+/** One scenario against one server: warm-up, then the measured run with the server's figures. */
+async function measureScenario(
+  size: number,
+  scenario: Scenario,
+  cache: Row['cache'],
+  server: { child: ChildProcess },
+  target: Load,
+  baseline = false,
+): Promise<Row> {
+  if (warmup > 0) await load(target, warmup);
+  // The server's figures start afresh for the measured run.
+  await serverFigures(server.child);
+  const result = await load(target, duration);
+  const figures = await serverFigures(server.child);
+  const row: Row = {
+    size,
+    scenario,
+    cache,
+    urls: target.paths.length,
+    ...loadFigures(result),
+    peakRssMiB: mib(figures.peak),
+    heapAtPeakMiB: mib(figures.heapAtPeak),
+    stallMs: Math.round(figures.loopDelayMaxMs),
+    gcShare: figures.gcMs / (duration * 1000),
+    baseline,
+  };
+  rows.push(row);
+  console.log(progressLine(row, rows));
+  return row;
+}
+
+/** The baseline checkout's server on the same calendar, its cache off (an older one has none: harmless). */
+async function startBaseline(size: number): Promise<{ child: ChildProcess; port: number }> {
+  const script = path.resolve(flags.baseline!, 'bench/server.ts');
+  const server = await startServer(size, flags['utc-zones'] ? ['--utc-zones'] : [], [], { RESPONSE_CACHE_BYTES: '0' }, script);
+  console.log(`  baseline ${flags.baseline}: generated in ${(server.generatedMs / 1000).toFixed(1)} s; listening on ${server.port}`);
+  return server;
+}
+
 /** Measures the scenarios against one server process; the cold ones with the response cache off. */
 async function serverPhase(size: number, list: readonly Scenario[], cold: boolean, ceiling: { port?: number; child?: ChildProcess }): Promise<void> {
   const cache = cold ? ['--response-cache-bytes', '0'] : [];
@@ -113,6 +160,7 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
   console.log(
     `  ${cold ? 'cold server (response cache off)' : 'hot server (as deployed)'}: generated in ${(generatedMs / 1000).toFixed(1)} s; RSS ${mib(rss)} MiB; listening on ${port}`,
   );
+  const baseline = cold && flags.baseline !== undefined ? await startBaseline(size) : undefined;
   try {
     const first = await fetch(`http://127.0.0.1:${port}${LIST_PATH}`);
     const body = Buffer.from(await first.arrayBuffer());
@@ -131,27 +179,21 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
         if (etag === null) console.log('  revalidate: the first GET answered no ETag; sent without If-None-Match');
         target = { port, paths: [LIST_PATH], headers: etag === null ? {} : { 'if-none-match': etag } };
       } else target = { port, paths: scenarioUrls(scenario, facts) };
-      if (warmup > 0) await load(target, warmup);
-      // The server's figures start afresh for the measured run.
-      await serverFigures(child);
-      const result = await load(target, duration);
-      const figures = await serverFigures(child);
-      const row: Row = {
-        size,
-        scenario,
-        cache: cold ? 'off' : 'on',
-        urls: target.paths.length,
-        ...loadFigures(result),
-        peakRssMiB: mib(figures.peak),
-        heapAtPeakMiB: mib(figures.heapAtPeak),
-        stallMs: Math.round(figures.loopDelayMaxMs),
-        gcShare: figures.gcMs / (duration * 1000),
-      };
-      rows.push(row);
-      console.log(progressLine(row, rows));
+      const cache = cold ? 'off' : 'on';
+      if (baseline === undefined) await measureScenario(size, scenario, cache, { child }, target);
+      else {
+        // In turns, the baseline first every other scenario, so a drift of the machine favours neither.
+        const againstBaseline = (): Promise<Row> => measureScenario(size, scenario, 'off', baseline, { ...target, port: baseline.port }, true);
+        const earlier = list.indexOf(scenario) % 2 === 1 ? await againstBaseline() : undefined;
+        const row = await measureScenario(size, scenario, cache, { child }, target);
+        const other = earlier ?? (await againstBaseline());
+        row.vsBaseline = row.rps / other.rps;
+        console.log(`  ${scenario.padEnd(11)} this checkout / baseline: ${row.vsBaseline.toFixed(2)}×`);
+      }
     }
   } finally {
     await stopServer(child);
+    if (baseline !== undefined) await stopServer(baseline.child);
   }
   await measureCeiling(size, ceiling.port!);
 }
@@ -173,4 +215,7 @@ console.log(
     `\nCeiling: plain Fastify serving the default page's bytes and headers ('ceiling 200') and an empty 304 ('ceiling 304'),` +
     `\nmeasured before, between and after the calendar's scenarios; shown and compared as the MEAN of its runs (revalidate against the 304).\n`,
 );
+if (flags.baseline !== undefined) {
+  console.log(`Baseline: ${flags.baseline}; 'vs baseline' is this checkout's req/s over the baseline's, measured in turns.\n`);
+}
 console.log(table(rows));

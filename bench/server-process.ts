@@ -44,10 +44,16 @@ export const SERVICE_NODE_FLAGS: string[] = scriptNodeFlags('start');
 
 /**
  * Forks the server on a calendar of `events` events; `args` go to bench/server.ts, `execArgv` to
- * node, `env` is added to the child's environment.
+ * node, `env` is added to the child's environment; `script` is another checkout's bench/server.ts
+ * for a baseline.
  */
-export function startServer(events: number, args: string[] = [], execArgv: string[] = [], env: Record<string, string> = {}): Promise<ServerProcess> {
-  const script = fileURLToPath(new URL('./server.ts', import.meta.url));
+export function startServer(
+  events: number,
+  args: string[] = [],
+  execArgv: string[] = [],
+  env: Record<string, string> = {},
+  script = fileURLToPath(new URL('./server.ts', import.meta.url)),
+): Promise<ServerProcess> {
   const child = fork(script, ['--events', String(events), ...args], {
     // A million events need more than the default old-space limit; smaller calendars keep the default.
     // --expose-gc: the server collects once after building the calendar (bench/server.ts).
