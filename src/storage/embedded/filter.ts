@@ -243,21 +243,6 @@ function checkGeoWithin(field: string, argument: unknown, where: string): GeoCon
  * materialised results can be reused across requests that spell a clause differently.
  */
 export function exprKey(expr: Expr): string {
-  let key = exprKeys.get(expr);
-  if (key === undefined) {
-    key = computeExprKey(expr);
-    exprKeys.set(expr, key);
-  }
-  return key;
-}
-
-/**
- * Keys already written, per expression object: a read asks for the key of its whole filter, then
- * of each clause as it plans them, and the whole filter's key is made of its clauses' keys.
- */
-const exprKeys = new WeakMap<Expr, string>();
-
-function computeExprKey(expr: Expr): string {
   switch (expr.kind) {
     case 'and':
     case 'or':
