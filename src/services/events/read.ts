@@ -104,11 +104,16 @@ export function createEventReads({ storage, venues, organizers, categories, tags
     const organizerIds = new Set<number>();
     const categoryIds = new Set<number>();
     const tagIds = new Set<number>();
-    for (const doc of docs) {
+    // Indexed loops: for…of over the stored documents' frozen arrays takes half as long again.
+    const addAll = (ids: readonly number[], into: Set<number>): void => {
+      for (let i = 0; i < ids.length; i++) into.add(ids[i]!);
+    };
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i]!;
       if (doc.venueId !== null) venueIds.add(doc.venueId);
-      for (const id of doc.organizerIds) organizerIds.add(id);
-      for (const id of doc.categoryIds) categoryIds.add(id);
-      for (const id of doc.tagIds) tagIds.add(id);
+      addAll(doc.organizerIds, organizerIds);
+      addAll(doc.categoryIds, categoryIds);
+      addAll(doc.tagIds, tagIds);
     }
     const byIds = <T extends { _id: number }>(ids: Set<number>, collection: Pick<Collection<T>, 'find'>): Promise<T[]> =>
       ids.size === 0 ? Promise.resolve([]) : collection.find({ filter: { _id: { $in: [...ids] } } });
