@@ -42,35 +42,29 @@ export function readsInFull(request: { context?: string | undefined }, caller: C
   return request.context === 'edit' && caller?.role === 'editor';
 }
 
-/** A term as a relation: its stored document, its count, and its place in the loaded list. */
-interface TermEntry {
-  entry: { doc: TermDoc; count: number };
-  order: number;
-}
+type TermEntry = EventRelations['categories'][number];
 
+/** The page's loaded terms as relation entries, one per term, by id. */
 function termEntries(all: readonly TermDoc[], counts: Map<number, number>): Map<number, TermEntry> {
   const entries = new Map<number, TermEntry>();
   for (let i = 0; i < all.length; i++) {
     const doc = all[i]!;
-    entries.set(doc._id, { entry: { doc, count: counts.get(doc._id) ?? 0 }, order: i });
+    entries.set(doc._id, { doc, count: counts.get(doc._id) ?? 0 });
   }
   return entries;
 }
 
-/** An event's terms, each once, in the order the collection returned them (what the memo compares). */
-function termsOf(ids: readonly number[], entries: Map<number, TermEntry>): Array<{ doc: TermDoc; count: number }> {
-  if (ids.length === 0) return [];
-  if (ids.length === 1) {
-    const only = entries.get(ids[0]!);
-    return only === undefined ? [] : [only.entry];
-  }
+/**
+ * An event's terms, each once, in the order the event lists them: the serializer sorts them by
+ * name, and the same stored event always gives the same order (what its memo compares).
+ */
+function termsOf(ids: readonly number[], entries: Map<number, TermEntry>): TermEntry[] {
   const found: TermEntry[] = [];
-  for (const id of ids) {
-    const term = entries.get(id);
+  for (let i = 0; i < ids.length; i++) {
+    const term = entries.get(ids[i]!);
     if (term !== undefined && !found.includes(term)) found.push(term);
   }
-  found.sort((a, b) => a.order - b.order);
-  return found.map((term) => term.entry);
+  return found;
 }
 
 export function createEventReads({ storage, venues, organizers, categories, tags, now }: EventReadsDeps) {
