@@ -25,6 +25,10 @@ export interface Row {
   baseline?: boolean;
   /** This checkout's requests/s over the baseline's, measured right after it. */
   vsBaseline?: number;
+  /** The server's CPU time (every thread) per request, in µs, where /proc tells it. */
+  cpuUsPerRequest?: number | undefined;
+  /** This checkout's CPU time per request over the baseline's. */
+  cpuVsBaseline?: number;
   /** Server figures; absent for the ceiling. */
   peakRssMiB?: number;
   /** The V8 heap's reserved size when RSS peaked. */
@@ -64,6 +68,7 @@ export function ceilingMean(rows: readonly Row[], size: number, kind: CeilingKin
     rps: mean((r) => r.rps),
     p50: mean((r) => r.p50),
     p99: mean((r) => r.p99),
+    cpuUsPerRequest: runs.every((r) => r.cpuUsPerRequest !== undefined) ? mean((r) => r.cpuUsPerRequest!) : undefined,
     non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
     statuses,
@@ -104,10 +109,11 @@ export const statusText = (statuses: Record<string, number>): string =>
 /** One line as a scenario finishes (its ratio against the ceiling runs so far). */
 export function progressLine(row: Row, rows: readonly Row[]): string {
   const ratio = ratioOf(row, rows);
+  const cpu = row.cpuUsPerRequest === undefined ? '' : `  CPU ${row.cpuUsPerRequest.toFixed(0)} µs/req`;
   const server =
     row.peakRssMiB === undefined
       ? ''
-      : `  RSS ${row.peakRssMiB} MiB (heap ${row.heapAtPeakMiB})  longest stall ${row.stallMs} ms  GC ${((row.gcShare ?? 0) * 100).toFixed(0)}%`;
+      : `${cpu}  RSS ${row.peakRssMiB} MiB (heap ${row.heapAtPeakMiB})  longest stall ${row.stallMs} ms  GC ${((row.gcShare ?? 0) * 100).toFixed(0)}%`;
   return (
     `  ${(row.baseline === true ? `${row.scenario} (baseline)` : row.scenario).padEnd(11)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  [${statusText(row.statuses)}]` +
     `${ratio === undefined ? '' : `  ${(ratio * 100).toFixed(1)}% of ceiling`}${server}`
@@ -129,6 +135,8 @@ export function table(rows: readonly Row[]): string {
     'of ceiling',
     'target',
     'vs baseline',
+    'CPU µs/req',
+    'CPU vs baseline',
     'peak RSS MiB',
     'heap at peak',
     'longest stall ms',
@@ -154,6 +162,8 @@ export function table(rows: readonly Row[]): string {
       ratio === undefined ? '' : `${(ratio * 100).toFixed(1)}%`,
       verdict(r, rows),
       r.vsBaseline === undefined ? '' : `${r.vsBaseline.toFixed(2)}×`,
+      r.cpuUsPerRequest === undefined ? '' : r.cpuUsPerRequest.toFixed(0),
+      r.cpuVsBaseline === undefined ? '' : `${r.cpuVsBaseline.toFixed(2)}×`,
       r.peakRssMiB === undefined ? '' : String(r.peakRssMiB),
       r.heapAtPeakMiB === undefined ? '' : String(r.heapAtPeakMiB),
       r.stallMs === undefined ? '' : String(r.stallMs),

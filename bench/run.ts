@@ -32,7 +32,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { COLD_SCENARIOS, HOT_SCENARIOS, LIST_PATH, SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
 import { type CeilingKind, loadFigures, progressLine, type Row, table } from './report.js';
-import { mib, serverFigures, startCeiling, startServer, stopCeiling, stopServer } from './server-process.js';
+import { mib, processCpuMs, serverFigures, startCeiling, startServer, stopCeiling, stopServer } from './server-process.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -80,12 +80,6 @@ async function load({ port, paths, headers = {} }: Load, seconds: number): Promi
   });
 }
 
-/** Warm-up, then the measured run. */
-async function measure(target: Load): Promise<autocannon.Result> {
-  if (warmup > 0) await load(target, warmup);
-  return load(target, duration);
-}
-
 /** The headers a page is served with, less those of the connection and the framing (the ceiling sets its own). */
 function pageHeaders(response: Response): Record<string, string> {
   const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
@@ -94,13 +88,20 @@ function pageHeaders(response: Response): Record<string, string> {
 
 const rows: Row[] = [];
 
-async function measureCeiling(size: number, port: number): Promise<void> {
+async function measureCeiling(size: number, { port, child }: { port: number; child: ChildProcess }): Promise<void> {
   const routes: Array<[CeilingKind, string]> = [
     ['ceiling 200', '/page'],
     ['ceiling 304', '/not-modified'],
   ];
   for (const [kind, path] of routes) {
-    const row: Row = { size, scenario: kind, cache: '–', urls: 1, ...loadFigures(await measure({ port, paths: [path] })) };
+    const target = { port, paths: [path] };
+    if (warmup > 0) await load(target, warmup);
+    const cpuBefore = processCpuMs(child.pid);
+    const result = await load(target, duration);
+    const cpuAfter = processCpuMs(child.pid);
+    const cpuUsPerRequest =
+      cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / result.requests.total;
+    const row: Row = { size, scenario: kind, cache: '–', urls: 1, ...loadFigures(result), cpuUsPerRequest };
     rows.push(row);
     console.log(progressLine(row, rows));
   }
@@ -118,7 +119,9 @@ async function measureScenario(
   if (warmup > 0) await load(target, warmup);
   // The server's figures start afresh for the measured run.
   await serverFigures(server.child);
+  const cpuBefore = processCpuMs(server.child.pid);
   const result = await load(target, duration);
+  const cpuAfter = processCpuMs(server.child.pid);
   const figures = await serverFigures(server.child);
   const row: Row = {
     size,
@@ -130,6 +133,8 @@ async function measureScenario(
     heapAtPeakMiB: mib(figures.heapAtPeak),
     stallMs: Math.round(figures.loopDelayMaxMs),
     gcShare: figures.gcMs / (duration * 1000),
+    cpuUsPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / result.requests.total,
     baseline,
   };
   rows.push(row);
@@ -169,7 +174,7 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
       const started = await startCeiling(body, pageHeaders(first));
       Object.assign(ceiling, started);
       console.log(`  ceiling: ${body.length} bytes, ${first.headers.get('content-type')}`);
-      await measureCeiling(size, started.port);
+      await measureCeiling(size, started);
     }
     for (const scenario of list) {
       let target: Load;
@@ -188,6 +193,7 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
         const row = await measureScenario(size, scenario, cache, { child }, target);
         const other = earlier ?? (await againstBaseline());
         row.vsBaseline = row.rps / other.rps;
+        if (row.cpuUsPerRequest !== undefined && other.cpuUsPerRequest !== undefined) row.cpuVsBaseline = row.cpuUsPerRequest / other.cpuUsPerRequest;
         console.log(`  ${scenario.padEnd(11)} this checkout / baseline: ${row.vsBaseline.toFixed(2)}×`);
       }
     }
@@ -195,7 +201,7 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
     await stopServer(child);
     if (baseline !== undefined) await stopServer(baseline.child);
   }
-  await measureCeiling(size, ceiling.port!);
+  await measureCeiling(size, { port: ceiling.port!, child: ceiling.child! });
 }
 
 for (const size of sizes) {
@@ -216,6 +222,8 @@ console.log(
     `\nmeasured before, between and after the calendar's scenarios; shown and compared as the MEAN of its runs (revalidate against the 304).\n`,
 );
 if (flags.baseline !== undefined) {
-  console.log(`Baseline: ${flags.baseline}; 'vs baseline' is this checkout's req/s over the baseline's, measured in turns.\n`);
+  console.log(
+    `Baseline: ${flags.baseline}; 'vs baseline' is this checkout's req/s over the baseline's, and its server CPU time per request over the baseline's, measured in turns.\n`,
+  );
 }
 console.log(table(rows));

@@ -1,7 +1,7 @@
 /**
  * Starting and talking to a bench server process (bench/server.ts) from a driver script.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CeilingMessage, type CeilingParentMessage, type ParentMessage, type RequestFacts, type ServerMessage } from './protocol.js';
@@ -118,6 +118,25 @@ export async function stopCeiling(child: ChildProcess): Promise<void> {
   const stop: CeilingParentMessage = { type: 'stop' };
   child.send(stop);
   await exited;
+}
+
+let clockTicks: number | undefined;
+
+/**
+ * CPU time (user + system, every thread: the collector's helpers too) a process has used, in ms,
+ * read from /proc; undefined where there is none. Taken from outside, so any checkout's server
+ * can be measured the same way (--baseline): on a shared machine, CPU time per request moves far
+ * less with other work than requests per second do.
+ */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return undefined;
+  }
 }
 
 export const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
