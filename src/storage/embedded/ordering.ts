@@ -114,7 +114,17 @@ function rankByTime(host: OrderingHost, matches: MatchSet, sort: Sort, skip: num
   const [first, second] = sort;
   if (first === undefined || sort.length > 2 || first[0] === '_id' || first[0].includes('.')) return null;
   if (second !== undefined && second[0] !== '_id') return null;
-  const column = host.dateColumn?.(first[0]);
+  // A column is built on first use and kept current by every write: asked for only when the
+  // first match holds a Date there, so a sort on a field of another type never builds one.
+  const field = first[0];
+  let firstValue: unknown;
+  matches.forEach((slot) => {
+    const doc = host.docs[slot];
+    firstValue = doc !== undefined && Object.hasOwn(doc, field) ? doc[field] : undefined;
+    return false;
+  });
+  if (!(firstValue instanceof Date)) return null;
+  const column = host.dateColumn?.(field);
   if (column === undefined) return null;
   const direction = first[1];
   const tieDirection = second === undefined ? 1 : second[1];
