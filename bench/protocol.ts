@@ -26,6 +26,10 @@ export type ServerMessage =
 
 export type ParentMessage = { type: 'rss' } | { type: 'stop' };
 
+/** The ceiling server (bench/ceiling-server.ts): the page to serve (base64) and its headers. */
+export type CeilingParentMessage = { type: 'page'; body: string; headers: Record<string, string> } | { type: 'stop' };
+export type CeilingMessage = { type: 'ready'; port: number };
+
 export function sampleFacts(facts: CalendarFacts): RequestFacts {
   const random = randomGenerator(7);
   const eventIds = Array.from({ length: Math.min(5000, facts.eventIds.length) }, () => facts.eventIds[Math.floor(random() * facts.eventIds.length)]!);
@@ -44,17 +48,24 @@ export function sampleFacts(facts: CalendarFacts): RequestFacts {
   };
 }
 
-export const SCENARIOS = ['default', 'window', 'category', 'venue', 'search', 'include', 'near'] as const;
+/** Many distinct URLs each: served with the response cache off (bench/run.ts). */
+export const COLD_SCENARIOS = ['default', 'window', 'category', 'venue', 'search', 'include', 'near'] as const;
+/** The default list's first page again and again: `hot` plain, `revalidate` with the ETag of a first GET. */
+export const HOT_SCENARIOS = ['hot', 'revalidate'] as const;
+export const SCENARIOS = [...COLD_SCENARIOS, ...HOT_SCENARIOS] as const;
+export type ColdScenario = (typeof COLD_SCENARIOS)[number];
 export type Scenario = (typeof SCENARIOS)[number];
 
 const DAY = 86_400_000;
-const BASE = '/calendar/events/v1/events';
+/** The event list; without parameters, its default page (10 events, the first page). */
+export const LIST_PATH = '/calendar/events/v1/events';
+const BASE = LIST_PATH;
 
 /**
  * At least `count` distinct request paths for a scenario: random pages (mostly the first ones,
  * as people page), random date windows, categories, venues, search words and include lists.
  */
-export function scenarioUrls(scenario: Scenario, facts: RequestFacts, count = 1200, seed = 1): string[] {
+export function scenarioUrls(scenario: ColdScenario, facts: RequestFacts, count = 1200, seed = 1): string[] {
   const random = randomGenerator(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);

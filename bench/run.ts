@@ -1,22 +1,38 @@
 /**
- * `npm run bench`: the event list over HTTP on the embedded engine at several calendar sizes.
- * For each size a server process (bench/server.ts) generates the calendar and listens; this
- * process drives `GET /calendar/events/v1/events` with autocannon over ≥ 1,000 distinct URLs per
- * scenario, after a short warm-up (JIT, clause caches), and prints requests/s, p50/p99 latency,
- * non-2xx responses and the server's peak RSS per scenario.
+ * `npm run bench`: the event list over HTTP on the embedded engine at several calendar sizes,
+ * beside a ceiling. For each size a server process (bench/server.ts) generates the calendar and
+ * listens; this process drives it with autocannon and prints requests/s, p50/p99 latency,
+ * responses by status, the share of the ceiling, the targets, and the server's peak RSS.
+ *
+ * - Cold scenarios (`default`, `window`, …): ≥ 1,000 distinct URLs each, in a server with its
+ *   response cache off (RESPONSE_CACHE_BYTES=0), so they measure the uncached list path.
+ * - `hot` (the default list's first page again and again) and `revalidate` (the same with
+ *   `If-None-Match` set to the ETag its first GET answered): a second server process, started as
+ *   deployed (the cache on).
+ * - The ceiling (bench/ceiling-server.ts): a plain Fastify server answering with the bytes and
+ *   headers of the calendar's default page, and an empty 304, measured with the same settings
+ *   before, between and after the calendar's scenarios, so machine noise hits both; the mean of
+ *   those runs is the ceiling.
  *
  *   npm run bench -- [--sizes 10000,100000,1000000] [--duration 10] [--warmup 3] [--connections 32]
- *                    [--scenarios default,window,…] [--quick] [--utc-zones] [--cpu-prof dir]
- *                    [--server-flags '--max-semi-space-size=32']
+ *                    [--scenarios default,window,…,hot,revalidate] [--quick] [--utc-zones]
+ *                    [--cpu-prof dir] [--server-flags '--max-semi-space-size=32']
+ *
+ * `--baseline <checkout>` also starts that checkout's bench/server.ts for the cold scenarios (same
+ * calendar, same seed) and measures it right after this one's, scenario by scenario, so both see
+ * the same machine; the table then gives each cold scenario's ratio to it.
  *
  * `--quick` leaves out the million-event size; `BENCH_QUICK=1 npm run bench` passes it (the npm
  * script maps the variable to the flag, so no bench code reads the environment). `--utc-zones` gives
  * every event the UTC zone instead of its venue's, to separate time-zone formatting from the rest.
  */
+import { type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
-import { mib, serverFigures, startServer, stopServer } from './server-process.js';
+import { COLD_SCENARIOS, HOT_SCENARIOS, LIST_PATH, SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
+import { type CeilingKind, loadFigures, progressLine, type Row, table } from './report.js';
+import { mib, processCpuMs, serverFigures, startCeiling, startServer, stopCeiling, stopServer } from './server-process.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -31,6 +47,9 @@ const { values: flags } = parseArgs({
     'cpu-prof': { type: 'string' },
     // Extra Node/V8 options for the server processes (heap tuning experiments), space-separated.
     'server-flags': { type: 'string', default: '' },
+    // Another checkout (a `git worktree` of an older commit, with node_modules): its server runs
+    // the cold scenarios too, each right after this one's, and every cold row shows the ratio.
+    baseline: { type: 'string' },
   },
 });
 const sizes = flags.sizes
@@ -42,97 +61,169 @@ const warmup = Number(flags.warmup);
 const connections = Number(flags.connections);
 const scenarios = flags.scenarios.split(',') as Scenario[];
 for (const scenario of scenarios) if (!SCENARIOS.includes(scenario)) throw new Error(`Unknown scenario ${scenario}`);
+const coldScenarios = COLD_SCENARIOS.filter((s) => scenarios.includes(s));
+const hotScenarios = HOT_SCENARIOS.filter((s) => scenarios.includes(s));
 
-interface Row {
-  size: number;
-  scenario: Scenario;
-  urls: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-  peakRssMiB: number;
-  /** The V8 heap's reserved size when RSS peaked. */
-  heapAtPeakMiB: number;
-  /** Longest event-loop stall in the server, and its share of time in garbage collection. */
-  stallMs: number;
-  gcShare: number;
+interface Load {
+  port: number;
+  paths: string[];
+  headers?: Record<string, string>;
 }
 
-async function load(port: number, urls: string[], seconds: number): Promise<autocannon.Result> {
+async function load({ port, paths, headers = {} }: Load, seconds: number): Promise<autocannon.Result> {
   let next = 0;
   return autocannon({
     url: `http://127.0.0.1:${port}`,
     connections,
     duration: seconds,
-    requests: [
-      {
-        method: 'GET',
-        setupRequest: (req) => ({ ...req, path: urls[next++ % urls.length]! }),
-      },
-    ],
+    requests: [{ method: 'GET', headers, setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length]! }) }],
   });
+}
+
+/** The headers a page is served with, less those of the connection and the framing (the ceiling sets its own). */
+function pageHeaders(response: Response): Record<string, string> {
+  const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+  return Object.fromEntries([...response.headers].filter(([name]) => !skip.has(name)));
 }
 
 const rows: Row[] = [];
 
-for (const size of sizes) {
-  console.log(`\n${size.toLocaleString('en')} events: generating…`);
-  const { child, port, facts, generatedMs, rss } = await startServer(size, flags['utc-zones'] ? ['--utc-zones'] : [], [
-    ...(flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`]),
-    ...flags['server-flags'].split(' ').filter((flag) => flag !== ''),
-  ]);
-  console.log(`  generated in ${(generatedMs / 1000).toFixed(1)} s; server RSS ${mib(rss)} MiB; listening on ${port}`);
-  try {
-    for (const scenario of scenarios) {
-      const urls = scenarioUrls(scenario, facts);
-      if (warmup > 0) await load(port, urls, warmup);
-      await serverFigures(child);
-      const result = await load(port, urls, duration);
-      const figures = await serverFigures(child);
-      const row: Row = {
-        size,
-        scenario,
-        urls: urls.length,
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        non2xx: result.non2xx,
-        errors: result.errors + result.timeouts,
-        peakRssMiB: mib(figures.peak),
-        heapAtPeakMiB: mib(figures.heapAtPeak),
-        stallMs: Math.round(figures.loopDelayMaxMs),
-        gcShare: figures.gcMs / (duration * 1000),
-      };
-      rows.push(row);
-      console.log(
-        `  ${scenario.padEnd(9)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  RSS ${row.peakRssMiB} MiB (heap ${row.heapAtPeakMiB})  longest stall ${row.stallMs} ms  GC ${(row.gcShare * 100).toFixed(0)}%`,
-      );
-    }
-  } finally {
-    await stopServer(child);
+async function measureCeiling(size: number, { port, child }: { port: number; child: ChildProcess }): Promise<void> {
+  const routes: Array<[CeilingKind, string]> = [
+    ['ceiling 200', '/page'],
+    ['ceiling 304', '/not-modified'],
+  ];
+  for (const [kind, path] of routes) {
+    const target = { port, paths: [path] };
+    if (warmup > 0) await load(target, warmup);
+    const cpuBefore = processCpuMs(child.pid);
+    const result = await load(target, duration);
+    const cpuAfter = processCpuMs(child.pid);
+    const cpuUsPerRequest =
+      cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / result.requests.total;
+    const row: Row = { size, scenario: kind, cache: '–', urls: 1, ...loadFigures(result), cpuUsPerRequest };
+    rows.push(row);
+    console.log(progressLine(row, rows));
   }
 }
 
-console.log(`\nGET /calendar/events/v1/events, embedded engine, ${connections} connections, ${duration} s per scenario after ${warmup} s warm-up\n`);
-const header = ['events', 'scenario', 'URLs', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MiB', 'heap at peak', 'longest stall ms', 'GC'];
-const table = rows.map((r) => [
-  r.size.toLocaleString('en'),
-  r.scenario,
-  String(r.urls),
-  r.rps.toFixed(0),
-  String(r.p50),
-  String(r.p99),
-  String(r.non2xx),
-  String(r.errors),
-  String(r.peakRssMiB),
-  String(r.heapAtPeakMiB),
-  String(r.stallMs),
-  `${(r.gcShare * 100).toFixed(0)}%`,
-]);
-const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
-const line = (cells: string[]): string => `| ${cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
-console.log(line(header));
-console.log(`|${widths.map((w, i) => (i < 2 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
-for (const row of table) console.log(line(row));
+/** One scenario against one server: warm-up, then the measured run with the server's figures. */
+async function measureScenario(
+  size: number,
+  scenario: Scenario,
+  cache: Row['cache'],
+  server: { child: ChildProcess },
+  target: Load,
+  baseline = false,
+): Promise<Row> {
+  if (warmup > 0) await load(target, warmup);
+  // The server's figures start afresh for the measured run.
+  await serverFigures(server.child);
+  const cpuBefore = processCpuMs(server.child.pid);
+  const result = await load(target, duration);
+  const cpuAfter = processCpuMs(server.child.pid);
+  const figures = await serverFigures(server.child);
+  const row: Row = {
+    size,
+    scenario,
+    cache,
+    urls: target.paths.length,
+    ...loadFigures(result),
+    peakRssMiB: mib(figures.peak),
+    heapAtPeakMiB: mib(figures.heapAtPeak),
+    stallMs: Math.round(figures.loopDelayMaxMs),
+    gcShare: figures.gcMs / (duration * 1000),
+    cpuUsPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / result.requests.total,
+    baseline,
+  };
+  rows.push(row);
+  console.log(progressLine(row, rows));
+  return row;
+}
+
+/** The baseline checkout's server on the same calendar, its cache off (an older one has none: harmless). */
+async function startBaseline(size: number): Promise<{ child: ChildProcess; port: number }> {
+  const script = path.resolve(flags.baseline!, 'bench/server.ts');
+  const server = await startServer(size, flags['utc-zones'] ? ['--utc-zones'] : [], [], { RESPONSE_CACHE_BYTES: '0' }, script);
+  console.log(`  baseline ${flags.baseline}: generated in ${(server.generatedMs / 1000).toFixed(1)} s; listening on ${server.port}`);
+  return server;
+}
+
+/** Measures the scenarios against one server process; the cold ones with the response cache off. */
+async function serverPhase(size: number, list: readonly Scenario[], cold: boolean, ceiling: { port?: number; child?: ChildProcess }): Promise<void> {
+  const cache = cold ? ['--response-cache-bytes', '0'] : [];
+  const { child, port, facts, generatedMs, rss } = await startServer(
+    size,
+    [...(flags['utc-zones'] ? ['--utc-zones'] : []), ...cache],
+    [
+      ...(flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`]),
+      ...flags['server-flags'].split(' ').filter((flag) => flag !== ''),
+    ],
+    cold ? { RESPONSE_CACHE_BYTES: '0' } : {},
+  );
+  console.log(
+    `  ${cold ? 'cold server (response cache off)' : 'hot server (as deployed)'}: generated in ${(generatedMs / 1000).toFixed(1)} s; RSS ${mib(rss)} MiB; listening on ${port}`,
+  );
+  const baseline = cold && flags.baseline !== undefined ? await startBaseline(size) : undefined;
+  try {
+    const first = await fetch(`http://127.0.0.1:${port}${LIST_PATH}`);
+    const body = Buffer.from(await first.arrayBuffer());
+    if (ceiling.port === undefined) {
+      // The ceiling serves exactly this page, with its headers, for the size's every run.
+      const started = await startCeiling(body, pageHeaders(first));
+      Object.assign(ceiling, started);
+      console.log(`  ceiling: ${body.length} bytes, ${first.headers.get('content-type')}`);
+      await measureCeiling(size, started);
+    }
+    for (const scenario of list) {
+      let target: Load;
+      if (scenario === 'hot') target = { port, paths: [LIST_PATH] };
+      else if (scenario === 'revalidate') {
+        const etag = first.headers.get('etag');
+        if (etag === null) console.log('  revalidate: the first GET answered no ETag; sent without If-None-Match');
+        target = { port, paths: [LIST_PATH], headers: etag === null ? {} : { 'if-none-match': etag } };
+      } else target = { port, paths: scenarioUrls(scenario, facts) };
+      const cache = cold ? 'off' : 'on';
+      if (baseline === undefined) await measureScenario(size, scenario, cache, { child }, target);
+      else {
+        // In turns, the baseline first every other scenario, so a drift of the machine favours neither.
+        const againstBaseline = (): Promise<Row> => measureScenario(size, scenario, 'off', baseline, { ...target, port: baseline.port }, true);
+        const earlier = list.indexOf(scenario) % 2 === 1 ? await againstBaseline() : undefined;
+        const row = await measureScenario(size, scenario, cache, { child }, target);
+        const other = earlier ?? (await againstBaseline());
+        row.vsBaseline = row.rps / other.rps;
+        if (row.cpuUsPerRequest !== undefined && other.cpuUsPerRequest !== undefined) row.cpuVsBaseline = row.cpuUsPerRequest / other.cpuUsPerRequest;
+        console.log(`  ${scenario.padEnd(11)} this checkout / baseline: ${row.vsBaseline.toFixed(2)}×`);
+      }
+    }
+  } finally {
+    await stopServer(child);
+    if (baseline !== undefined) await stopServer(baseline.child);
+  }
+  await measureCeiling(size, { port: ceiling.port!, child: ceiling.child! });
+}
+
+for (const size of sizes) {
+  console.log(`\n${size.toLocaleString('en')} events: generating…`);
+  const ceiling: { port?: number; child?: ChildProcess } = {};
+  try {
+    if (coldScenarios.length > 0) await serverPhase(size, coldScenarios, true, ceiling);
+    if (hotScenarios.length > 0) await serverPhase(size, hotScenarios, false, ceiling);
+  } finally {
+    if (ceiling.child !== undefined) await stopCeiling(ceiling.child);
+  }
+}
+
+console.log(
+  `\nGET ${LIST_PATH}, embedded engine, ${connections} connections, ${duration} s per scenario after ${warmup} s warm-up.` +
+    `\nCold scenarios ran with the response cache off (RESPONSE_CACHE_BYTES=0); hot and revalidate on a server started as deployed.` +
+    `\nCeiling: plain Fastify serving the default page's bytes and headers ('ceiling 200') and an empty 304 ('ceiling 304'),` +
+    `\nmeasured before, between and after the calendar's scenarios; shown and compared as the MEAN of its runs (revalidate against the 304).\n`,
+);
+if (flags.baseline !== undefined) {
+  console.log(
+    `Baseline: ${flags.baseline}; 'vs baseline' is this checkout's req/s over the baseline's, and its server CPU time per request over the baseline's, measured in turns.\n`,
+  );
+}
+console.log(table(rows));

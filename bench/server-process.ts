@@ -1,10 +1,10 @@
 /**
  * Starting and talking to a bench server process (bench/server.ts) from a driver script.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type ParentMessage, type RequestFacts, type ServerMessage } from './protocol.js';
+import { type CeilingMessage, type CeilingParentMessage, type ParentMessage, type RequestFacts, type ServerMessage } from './protocol.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -42,14 +42,24 @@ export function nodeFlagsOf(command: string): string[] {
  */
 export const SERVICE_NODE_FLAGS: string[] = scriptNodeFlags('start');
 
-/** Forks the server on a calendar of `events` events; `args` go to bench/server.ts, `execArgv` to node. */
-export function startServer(events: number, args: string[] = [], execArgv: string[] = []): Promise<ServerProcess> {
-  const script = fileURLToPath(new URL('./server.ts', import.meta.url));
+/**
+ * Forks the server on a calendar of `events` events; `args` go to bench/server.ts, `execArgv` to
+ * node, `env` is added to the child's environment; `script` is another checkout's bench/server.ts
+ * for a baseline.
+ */
+export function startServer(
+  events: number,
+  args: string[] = [],
+  execArgv: string[] = [],
+  env: Record<string, string> = {},
+  script = fileURLToPath(new URL('./server.ts', import.meta.url)),
+): Promise<ServerProcess> {
   const child = fork(script, ['--events', String(events), ...args], {
     // A million events need more than the default old-space limit; smaller calendars keep the default.
     // --expose-gc: the server collects once after building the calendar (bench/server.ts).
     execArgv: ['--import', 'tsx', '--expose-gc', ...SERVICE_NODE_FLAGS, ...(events > 300_000 ? ['--max-old-space-size=16384'] : []), ...execArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
   });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -82,6 +92,51 @@ export async function stopServer(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   send(child, { type: 'stop' });
   await exited;
+}
+
+/**
+ * Forks the ceiling server (bench/ceiling-server.ts) with the service's Node options, serving
+ * `body` with `headers` at `/page` and an empty 304 at `/not-modified`; resolves with its port.
+ */
+export function startCeiling(body: Buffer, headers: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  const script = fileURLToPath(new URL('./ceiling-server.ts', import.meta.url));
+  const child = fork(script, [], { execArgv: ['--import', 'tsx', ...SERVICE_NODE_FLAGS], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const page: CeilingParentMessage = { type: 'page', body: body.toString('base64'), headers };
+  child.send(page);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`The ceiling server exited early (code ${code}).`)));
+    child.on('message', (message: CeilingMessage) => {
+      if (message.type === 'ready') resolve({ child, port: message.port });
+    });
+  });
+}
+
+export async function stopCeiling(child: ChildProcess): Promise<void> {
+  child.removeAllListeners('exit');
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop: CeilingParentMessage = { type: 'stop' };
+  child.send(stop);
+  await exited;
+}
+
+let clockTicks: number | undefined;
+
+/**
+ * CPU time (user + system, every thread: the collector's helpers too) a process has used, in ms,
+ * read from /proc; undefined where there is none. Taken from outside, so any checkout's server
+ * can be measured the same way (--baseline): on a shared machine, CPU time per request moves far
+ * less with other work than requests per second do.
+ */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return undefined;
+  }
 }
 
 export const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);

@@ -21,6 +21,8 @@ const { values: flags } = parseArgs({
     // Load shedding threshold (MAX_EVENT_LOOP_DELAY_MS); 0, the default here, measures the service
     // without its protection. The overload bench turns it on.
     'shed-ms': { type: 'string', default: '0' },
+    // RESPONSE_CACHE_BYTES: 0 turns the response cache off (the cold scenarios); unset, the default.
+    'response-cache-bytes': { type: 'string' },
   },
 });
 const events = Number(flags.events);
@@ -49,6 +51,7 @@ const config = loadConfig({
   RATE_LIMIT_READS: '0',
   RATE_LIMIT_WRITES: '0',
   MAX_EVENT_LOOP_DELAY_MS: flags['shed-ms'],
+  ...(flags['response-cache-bytes'] === undefined ? {} : { RESPONSE_CACHE_BYTES: flags['response-cache-bytes'] }),
 });
 const app = buildApp({ config, storage, logger: false });
 await app.listen({ host: '127.0.0.1', port: 0 });

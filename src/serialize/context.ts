@@ -20,9 +20,23 @@ export interface SerializeContext {
   caches: SerializeCaches;
 }
 
-/** The memo key of a context: every field a serializer reads, `now` aside (serializers do not read it). */
+const contextKeys = new Map<string, string>();
+const MAX_CONTEXT_KEYS = 64;
+
+/**
+ * The memo key of a context: every field a serializer reads, `now` aside (serializers do not read
+ * it). One string object per distinct key: the memos compare the key of every item they hold with
+ * the request's, and the same object compares equal at once, where an equal copy is compared
+ * character by character.
+ */
 export function contextKey(ctx: Omit<SerializeContext, 'key' | 'now' | 'caches'>): string {
-  return `${ctx.apiBase}\n${ctx.siteUrl}\n${ctx.siteTimezone}\n${ctx.single ? 1 : 0}`;
+  const key = `${ctx.apiBase}\n${ctx.siteUrl}\n${ctx.siteTimezone}\n${ctx.single ? 1 : 0}`;
+  const known = contextKeys.get(key);
+  if (known !== undefined) return known;
+  // Keys come from the Host header too: bounded so junk hosts cannot grow it.
+  if (contextKeys.size >= MAX_CONTEXT_KEYS) contextKeys.clear();
+  contextKeys.set(key, key);
+  return key;
 }
 
 const globalIdBases = new Map<string, string>();

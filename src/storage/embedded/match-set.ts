@@ -58,11 +58,33 @@ export class MatchSet {
   }
 }
 
+/** Below this many slots an insertion sort is faster than a typed array's (and allocates no ArrayBuffer). */
+const INSERTION_SORT_MAX = 64;
+
 /** Ascending slots without repeats. */
 export function sortedUnique(slots: number[]): number[] {
   if (slots.length < 2) return slots;
+  if (slots.length <= INSERTION_SORT_MAX) return insertionSortedUnique(slots);
   const typed = Int32Array.from(slots).sort();
   const out: number[] = [typed[0]!];
   for (let i = 1; i < typed.length; i++) if (typed[i] !== typed[i - 1]) out.push(typed[i]!);
+  return out;
+}
+
+/** sortedUnique of a few slots (a page's linked records, an include list): a copy sorted in place. */
+function insertionSortedUnique(slots: readonly number[]): number[] {
+  const out = slots.slice();
+  for (let i = 1; i < out.length; i++) {
+    const slot = out[i]!;
+    let j = i - 1;
+    while (j >= 0 && out[j]! > slot) {
+      out[j + 1] = out[j]!;
+      j--;
+    }
+    out[j + 1] = slot;
+  }
+  let kept = 1;
+  for (let i = 1; i < out.length; i++) if (out[i] !== out[kept - 1]) out[kept++] = out[i]!;
+  out.length = kept;
   return out;
 }

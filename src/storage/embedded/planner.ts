@@ -11,6 +11,7 @@ import { type Scalar } from '../port.js';
 import { type Bitset } from './bitset.js';
 import { type Access, ClauseAccesses } from './clause-access.js';
 import { type ClauseCache } from './clause-cache.js';
+import { type DateColumn } from './date-column.js';
 import { exprKey, type Expr } from './filter.js';
 import { type GeoIndex } from './geo-index.js';
 import { indexableValue, IndexPaths, type RangeOp } from './index-path.js';
@@ -77,6 +78,11 @@ export class Planner {
   ) {
     this.paths = new IndexPaths(host, bits);
     this.accesses = new ClauseAccesses(host, bits, this.paths, (conjuncts) => this.planConjunction(conjuncts));
+  }
+
+  /** The Date column of a top-level field (built on first use, then kept current by writes), if the host keeps them. */
+  dateColumn(field: string): DateColumn | undefined {
+    return this.host.predicateContext.dateColumn?.(field);
   }
 
   /** The documents matching an expression (the root of parseFilter). */

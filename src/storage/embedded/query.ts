@@ -102,7 +102,7 @@ export class QueryExecution {
     const skip = checkCount(query.skip, 'skip');
     const limit = checkCount(query.limit, 'limit');
     const docs = this.table.docs;
-    const host = { docs, sortedIndexes: this.indexes.sortedIndexes };
+    const host = { docs, ids: this.table.slotIds, sortedIndexes: this.indexes.sortedIndexes, dateColumn: (field: string) => this.planner.dateColumn(field) };
     return pageSlots(host, matches, { sort, skip, limit }, this.planner.restrictions(expr)).map((slot) => docs[slot]!);
   }
 }
