@@ -28,7 +28,7 @@ describe('embedded engine: in-memory sort by a Date column', () => {
     for (const id of ids) {
       // Few distinct instants: many ties for the tie-breaks to order.
       const end = new Date(base + Math.floor(next() * 40) * 3_600_000);
-      const doc = makeEventDoc({ _id: id, slug: `e-${id}`, modifiedUtc: end, featured: next() < 0.5 });
+      const doc = makeEventDoc({ _id: id, slug: `e-${id}`, dateUtc: end, featured: next() < 0.5 });
       await storage.events.insertOne(doc);
       natural.push(id);
       byIdDoc.set(id, doc);
@@ -53,27 +53,27 @@ describe('embedded engine: in-memory sort by a Date column', () => {
 
   const sorts: Array<[string, Sort]> = [
     [
-      'modifiedUtc ascending, _id ascending',
+      'dateUtc ascending, _id ascending',
       [
-        ['modifiedUtc', 1],
+        ['dateUtc', 1],
         ['_id', 1],
       ],
     ],
     [
-      'modifiedUtc descending, _id descending',
+      'dateUtc descending, _id descending',
       [
-        ['modifiedUtc', -1],
+        ['dateUtc', -1],
         ['_id', -1],
       ],
     ],
     [
-      'modifiedUtc ascending, _id descending',
+      'dateUtc ascending, _id descending',
       [
-        ['modifiedUtc', 1],
+        ['dateUtc', 1],
         ['_id', -1],
       ],
     ],
-    ['modifiedUtc descending alone (ties in natural order)', [['modifiedUtc', -1]]],
+    ['dateUtc descending alone (ties in natural order)', [['dateUtc', -1]]],
   ];
   const pages: Array<[number, number]> = [
     [0, 10],
@@ -95,9 +95,9 @@ describe('embedded engine: in-memory sort by a Date column', () => {
 
   it('falls back to the general rules when a match has no Date there', async () => {
     const id = natural.find((n) => byIdDoc.get(n)!.featured)!;
-    await storage.events.updateById(id, { $unset: ['modifiedUtc'] });
+    await storage.events.updateById(id, { $unset: ['dateUtc'] });
     const sort: Sort = [
-      ['modifiedUtc', 1],
+      ['dateUtc', 1],
       ['_id', 1],
     ];
     // Missing sorts before every Date.
