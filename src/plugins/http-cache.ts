@@ -101,8 +101,9 @@ function notModified(request: FastifyRequest, reply: FastifyReply, etag: string)
 
 export function installHttpCache(app: FastifyInstance, options: HttpCacheOptions): void {
   app.decorateRequest('cacheFill', null);
-  const store = options.cacheBytes > 0 ? responseStore(app, options) : null;
-  app.addHook('onSend', validators(options.maxAge, store));
+  const publicPolicy = `public, max-age=${options.maxAge}, must-revalidate`;
+  const store = options.cacheBytes > 0 ? responseStore(app, options, publicPolicy) : null;
+  app.addHook('onSend', validators(publicPolicy, store));
 }
 
 /**
@@ -111,7 +112,7 @@ export function installHttpCache(app: FastifyInstance, options: HttpCacheOptions
  * are validated again (they were, the first time, and the URL is the same); another spelling of
  * the same request is served once validated.
  */
-function responseStore(app: FastifyInstance, options: HttpCacheOptions) {
+function responseStore(app: FastifyInstance, options: HttpCacheOptions, publicPolicy: string) {
   const entries = new LRUCache<string, Entry>({ maxSize: options.cacheBytes, sizeCalculation: (entry, key) => entry.body.length + key.length + 256 });
   const sentKeys = new LRUCache<string, string>({ max: MAX_SENT_KEYS });
   const current = (key: string | undefined): Entry | undefined => {
@@ -120,12 +121,28 @@ function responseStore(app: FastifyInstance, options: HttpCacheOptions) {
     return entry !== undefined && entry.version === options.version() && entry.since <= at && at < entry.until ? entry : undefined;
   };
 
-  // Installed after authentication: the caller is known. The validators and 304 of an answer
-  // served again are the onSend hook's, as for one computed now.
+  /**
+   * Answers from `entry`: a 304 at once when `If-None-Match` names its tag (the headers a 200 of it
+   * would carry, no body); otherwise its bytes, whose validators the onSend hook adds as for an
+   * answer computed now.
+   */
+  const serve = (request: FastifyRequest, reply: FastifyReply, entry: Entry) => {
+    const noneMatch = request.headers['if-none-match'];
+    if (noneMatch === undefined || !noneMatchHits(noneMatch, entry.headers.etag ?? '')) return reply.headers(entry.headers).send(entry.body);
+    const { 'content-type': _type, ...validators } = entry.headers;
+    return reply
+      .code(304)
+      .headers(validators)
+      .header('cache-control', publicPolicy)
+      .header('vary', appendVary(reply.getHeader('vary'), 'Authorization'))
+      .send();
+  };
+
+  // Installed after authentication: the caller is known.
   app.addHook('onRequest', async (request, reply) => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || request.routeOptions.config?.responseCache === undefined || isPersonal(request)) return;
     const entry = current(sentKeys.get(sentKeyOf(request)));
-    if (entry !== undefined) return reply.headers(entry.headers).send(entry.body);
+    if (entry !== undefined) return serve(request, reply, entry);
   });
   app.addHook('preHandler', async (request, reply) => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || !mayKeep(request)) return;
@@ -136,7 +153,7 @@ function responseStore(app: FastifyInstance, options: HttpCacheOptions) {
       return;
     }
     sentKeys.set(sentKeyOf(request), key);
-    return reply.headers(entry.headers).send(entry.body);
+    return serve(request, reply, entry);
   });
 
   /** Keeps a 200 computed for `request`, unless a write landed while it was computed. */
@@ -158,8 +175,7 @@ function responseStore(app: FastifyInstance, options: HttpCacheOptions) {
 }
 
 /** The onSend hook: validators, Cache-Control, Vary, keeping the answer, and the 304. */
-function validators(maxAge: number, store: ReturnType<typeof responseStore> | null) {
-  const publicPolicy = `public, max-age=${maxAge}, must-revalidate`;
+function validators(publicPolicy: string, store: ReturnType<typeof responseStore> | null) {
   return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
