@@ -18,6 +18,7 @@
  * Writes to a record are conditioned on its `attempts` counter, which every claim bumps: a write
  * made for a claim that was since taken over (it outlived its lock) changes nothing.
  */
+import { createChore } from '../lib/chore.js';
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../../indexes/idempotency.js';
 import { DuplicateKeyError, IdempotencyInProgressError, IdempotencyKeyMismatchError } from '../errors.js';
@@ -171,8 +172,6 @@ function recordClaims(storage: IdempotencyServiceDeps['storage'], lockMs: number
 /** The embedded engine's sweep of expired records, under each record's lock. */
 function recordSweeper(storage: IdempotencyServiceDeps['storage'], locks: KeyedLock<number>, now: () => Date, onSweepError: (error: unknown) => void) {
   const records = storage.idempotency;
-  let nextSweepAt = 0;
-  let sweeping: Promise<number> | null = null;
 
   /**
    * Deletes expired records, oldest first, at most SWEEP_BATCH: the embedded engine has no TTL
@@ -196,9 +195,10 @@ function recordSweeper(storage: IdempotencyServiceDeps['storage'], locks: KeyedL
         }),
       ),
     );
-    if (candidates.length === SWEEP_BATCH) nextSweepAt = 0;
+    if (candidates.length === SWEEP_BATCH) chore.again();
     return removed.filter(Boolean).length;
   }
+  const chore = createChore(SWEEP_INTERVAL_MS, sweep, onSweepError);
 
   /**
    * On MongoDB the TTL index deletes expired records (its deletion re-checks the date, so a record
@@ -206,20 +206,10 @@ function recordSweeper(storage: IdempotencyServiceDeps['storage'], locks: KeyedL
    * that add records; one process owns an embedded store, so the per-record lock covers every writer.
    */
   function sweepNowAndThen(at: Date): void {
-    if (storage.engine !== 'embedded' || sweeping !== null || at.getTime() < nextSweepAt) return;
-    nextSweepAt = at.getTime() + SWEEP_INTERVAL_MS;
-    sweeping = sweep(at);
-    sweeping
-      .catch((error: unknown) => {
-        onSweepError(error);
-        return 0;
-      })
-      .finally(() => {
-        sweeping = null;
-      });
+    if (storage.engine === 'embedded') chore.poke(at);
   }
 
-  return { sweep, sweepNowAndThen, sweeping: (): Promise<number> | null => sweeping };
+  return { sweep, sweepNowAndThen, sweeping: chore.running };
 }
 
 export function createIdempotencyService({ storage, lockMs, now = () => new Date(), onSweepError = () => undefined }: IdempotencyServiceDeps) {

@@ -16,6 +16,7 @@
  * so nothing needs running by hand; a `since` older than that is refused (410 rest_sync_expired),
  * since tombstones it would need may be gone.
  */
+import { createChore } from '../lib/chore.js';
 import { DuplicateKeyError, InvalidParamsError, MissingParamsError, SyncExpiredError } from '../errors.js';
 import { formatWallClock, parseDateInput } from '../lib/dates/index.js';
 import { listItems } from '../query/list-input.js';
@@ -71,8 +72,6 @@ export interface TombstonesDeps {
 /** Writing tombstones, and pruning those past the retention. */
 function tombstoneWrites({ storage, retentionDays, now, onPruneError }: Required<Pick<TombstonesDeps, 'storage' | 'retentionDays' | 'now' | 'onPruneError'>>) {
   const tombstones = storage.tombstones;
-  let nextPruneAt = 0;
-  let pruning: Promise<number> | null = null;
 
   async function put(type: TombstoneType, recordId: number, audience: TombstoneDoc['audience'], at: Date): Promise<void> {
     const _id = tombstoneId(type, recordId);
@@ -99,23 +98,11 @@ function tombstoneWrites({ storage, retentionDays, now, onPruneError }: Required
       limit: PRUNE_BATCH,
     });
     const removed = await Promise.all(old.map(({ _id }) => tombstones.deleteById(_id)));
-    if (old.length === PRUNE_BATCH) nextPruneAt = 0;
+    if (old.length === PRUNE_BATCH) pruning.again();
     return removed.filter(Boolean).length;
   }
-
-  function pruneNowAndThen(at: Date): void {
-    if (pruning !== null || at.getTime() < nextPruneAt) return;
-    nextPruneAt = at.getTime() + PRUNE_INTERVAL_MS;
-    pruning = prune(at);
-    pruning
-      .catch((error: unknown) => {
-        onPruneError(error);
-        return 0;
-      })
-      .finally(() => {
-        pruning = null;
-      });
-  }
+  /** Pruning runs beside the writes that add tombstones, at most once per PRUNE_INTERVAL_MS. */
+  const pruning = createChore(PRUNE_INTERVAL_MS, prune, onPruneError);
 
   /**
    * Records that `recordId` went from `before` (null: unknown) to `after`. Listed by everyone: no
@@ -134,10 +121,10 @@ function tombstoneWrites({ storage, retentionDays, now, onPruneError }: Required
       else return;
     } else if (before !== 'none') await put(type, recordId, 'all', at);
     else return;
-    pruneNowAndThen(at);
+    pruning.poke(at);
   }
 
-  return { recordChange, prune, pruning: (): Promise<number> | null => pruning };
+  return { recordChange, prune, pruning: pruning.running };
 }
 
 export function createTombstones({ storage, retentionDays, siteTimezone, perPageMax, now = () => new Date(), onPruneError = () => undefined }: TombstonesDeps) {
