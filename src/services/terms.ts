@@ -118,6 +118,9 @@ function termStore(taxonomy: Taxonomy, storage: TermsServiceDeps['storage']) {
 
 type TermStore = ReturnType<typeof termStore>;
 
+/** Whether a held term is hidden from an anonymous caller, by the public counts (see `hiddenFrom`). */
+const hiddenBy = (term: TermDoc, publicCounts: ReadonlyMap<number, number>): boolean => term.held === true && (publicCounts.get(term._id) ?? 0) === 0;
+
 /** The event counts of a taxonomy's terms. */
 function termCounts({ taxonomy, storage }: TermStore, now: () => Date) {
   /**
@@ -152,8 +155,7 @@ function termCounts({ taxonomy, storage }: TermStore, now: () => Date) {
    * callers, while no public event uses it. Everywhere a term is named or shown treats it as absent.
    */
   async function hiddenFrom(term: TermDoc, caller: Caller | null): Promise<boolean> {
-    if (term.held !== true || isTokenHolder(caller)) return false;
-    return ((await counts('public')).get(term._id) ?? 0) === 0;
+    return term.held === true && !isTokenHolder(caller) && hiddenBy(term, await counts('public'));
   }
 
   return { counts, invalidate, hiddenFrom };
@@ -334,7 +336,7 @@ function termRemoval(
 /** The list of a taxonomy's terms. */
 function termList(
   { taxonomy, storage, collection, hierarchical }: TermStore,
-  { counts, hiddenFrom }: ReturnType<typeof termCounts>,
+  { counts }: ReturnType<typeof termCounts>,
   { lookupFor, resolveList }: ReturnType<typeof termParams>,
   perPageMax: number,
   now: () => Date,
@@ -372,9 +374,11 @@ function termList(
 
       const [candidates, termCounts] = await Promise.all([collection.find({ filter: compileTermFilter(filter) }), counts(countAudienceOf(caller))]);
       const hideEmpty = params.hide_empty === undefined ? true : toBool(params.hide_empty as never);
-      const shown = await Promise.all(candidates.map(async (t) => !(await hiddenFrom(t, caller))));
+      // The counts of a caller without a token are the public ones (countAudienceOf): the rule of
+      // `hiddenFrom` without another look-up per term.
+      const hidden = (t: TermDoc) => !isTokenHolder(caller) && hiddenBy(t, termCounts);
       const matching = candidates.filter(
-        (t, i) => shown[i] && (params.search === undefined || matchesSearch(t, params.search)) && (!hideEmpty || (termCounts.get(t._id) ?? 0) > 0),
+        (t) => !hidden(t) && (params.search === undefined || matchesSearch(t, params.search)) && (!hideEmpty || (termCounts.get(t._id) ?? 0) > 0),
       );
       const orderBy = resolveOrderBy(params.orderby);
       const sorted = sortTerms(matching, orderBy, resolveOrder(params.order), termCounts, filter.include);

@@ -136,7 +136,10 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
     if (!updated) throw new NotFoundError('event', current._id);
     const at = now();
     await tombstones.recordChange('event', updated._id, eventVisibility(current, at), eventVisibility(updated, at));
-    await linker.releaseHeld([updated]);
+    // Held records are released when an event using them is published: only a write that sets the
+    // status or the links can make that so (a link written to a published event released its
+    // records then), so other updates skip the look-up.
+    if (set.status !== undefined || set.venueId !== undefined || set.organizerIds !== undefined) await linker.releaseHeld([updated]);
     termsChanged();
     return updated;
   }
