@@ -3,6 +3,7 @@ import { categoryIndexes } from './categories.js';
 import { eventIndexes } from './events.js';
 import { idempotencyIndexes } from './idempotency.js';
 import { organizerIndexes } from './organizers.js';
+import { seriesIndexes } from './series.js';
 import { tagIndexes } from './tags.js';
 import { tombstoneIndexes } from './tombstones.js';
 import { venueIndexes } from './venues.js';
@@ -16,4 +17,5 @@ export const indexes: IndexSet = {
   tags: tagIndexes,
   idempotency: idempotencyIndexes,
   tombstones: tombstoneIndexes,
+  series: seriesIndexes,
 };

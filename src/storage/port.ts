@@ -72,6 +72,39 @@ export interface EventDoc extends PostDoc {
   tagIds: number[];
   /** Event password; null when not protected. Never serialised. */
   password: string | null;
+  /**
+   * An occurrence of a series (src/services/recurrence/): the series' id (`postParent` holds it
+   * too, so `post_parent=<series id>` lists the occurrences). Absent on single events.
+   */
+  seriesId?: number;
+  /** An occurrence's original local date in its zone (`YYYY-MM-DD`): its RFC 5545 RECURRENCE-ID. */
+  occurrenceDate?: string;
+  /** An occurrence changed on its own (scope `this`): a change to the whole series passes it by. */
+  isException?: boolean;
+}
+
+/** A series' rule (RFC 5545), normalised by src/lib/recurrence/. */
+export interface StoredRecurrence {
+  /** RRULE value without DTSTART, e.g. `FREQ=WEEKLY;BYDAY=TU;COUNT=10`. */
+  rrule: string;
+  /** Local dates (`YYYY-MM-DD`) taken out of the set (EXDATE), sorted and unique. */
+  exdates: string[];
+  /** Local dates added to the set (RDATE) at the series' start time, sorted and unique. */
+  rdates: string[];
+}
+
+/**
+ * A recurring event's series: the template every occurrence copies (every event field; the dates
+ * are the first occurrence's, DTSTART) and its rule. Stored apart from events so no list sees it;
+ * ids come from the `posts` sequence like events'.
+ */
+export interface SeriesDoc extends Omit<EventDoc, 'seriesId' | 'occurrenceDate' | 'isException'> {
+  recurrence: StoredRecurrence;
+  /**
+   * The first date of the rule without an occurrence yet (`YYYY-MM-DD`), null when every date has
+   * one: occurrences are written up to the horizon and the rest as time passes.
+   */
+  nextDate: string | null;
 }
 
 export interface VenueDoc extends PostDoc {
@@ -178,6 +211,7 @@ export interface DocumentTypes {
   tags: TagDoc;
   idempotency: IdempotencyDoc;
   tombstones: TombstoneDoc;
+  series: SeriesDoc;
 }
 
 export type CollectionName = keyof DocumentTypes;
@@ -189,6 +223,7 @@ export const COLLECTION_NAMES = [
   'tags',
   'idempotency',
   'tombstones',
+  'series',
 ] as const satisfies readonly CollectionName[];
 
 /** Two id sequences, like WordPress: posts (events, venues, organizers) and terms (categories, tags). */
@@ -413,6 +448,7 @@ export interface Storage {
   readonly tags: Collection<TagDoc>;
   readonly idempotency: Collection<IdempotencyDoc>;
   readonly tombstones: Collection<TombstoneDoc>;
+  readonly series: Collection<SeriesDoc>;
   /**
    * Reserves `count` (default 1) consecutive ids of a sequence and returns the first (atomic; never
    * reused). A bulk write reserves its ids in one call: one round trip instead of one per record.

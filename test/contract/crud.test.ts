@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DuplicateKeyError, StorageUnavailableError, UnsupportedQueryError } from '../../src/errors.js';
 import { type Collection, type CollectionName, type Filter, type Storage, type TermDoc } from '../../src/storage/port.js';
 import { enginesUnderTest } from '../helpers/engines.js';
-import { makeCategoryDoc, makeEventDoc, makeOrganizerDoc, makeTagDoc, makeVenueDoc, point } from '../helpers/factories.js';
+import { makeCategoryDoc, makeEventDoc, makeOrganizerDoc, makeSeriesDoc, makeTagDoc, makeVenueDoc, point } from '../helpers/factories.js';
 
 const { engines } = await enginesUnderTest();
 /** [name, engine] pairs: a plain name in test titles. */
@@ -17,7 +17,7 @@ interface SluggedDoc {
   [field: string]: unknown;
 }
 
-/** The five collections seen through their common shape, so one table covers them all. */
+/** The six slugged collections seen through their common shape, so one table covers them all. */
 const collectionCases: Array<{
   collection: CollectionName;
   make: (overrides: { _id: number; slug: string }) => SluggedDoc;
@@ -32,6 +32,7 @@ const collectionCases: Array<{
   },
   { collection: 'categories', make: (o) => makeCategoryDoc(o) as unknown as SluggedDoc, change: { name: 'Opera' } },
   { collection: 'tags', make: (o) => makeTagDoc(o) as unknown as SluggedDoc, change: { description: 'Loud' } },
+  { collection: 'series', make: (o) => makeSeriesDoc(o) as unknown as SluggedDoc, change: { nextDate: '2026-12-03' } },
 ];
 
 function collectionOf(storage: Storage, name: CollectionName): Collection<SluggedDoc> {

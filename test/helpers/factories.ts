@@ -4,7 +4,16 @@
  * services do; overrides of those fields recompute it unless `searchTerms` itself is overridden.
  */
 import { searchTermsOf } from '../../src/lib/text.js';
-import { type CategoryDoc, type EventDoc, type GeoPoint, type OrganizerDoc, type TagDoc, type TermDoc, type VenueDoc } from '../../src/storage/port.js';
+import {
+  type CategoryDoc,
+  type EventDoc,
+  type GeoPoint,
+  type OrganizerDoc,
+  type SeriesDoc,
+  type TagDoc,
+  type TermDoc,
+  type VenueDoc,
+} from '../../src/storage/port.js';
 
 let counter = 0;
 /** Unique per call, so documents made without an explicit slug never collide on the unique indexes. */
@@ -57,6 +66,19 @@ export function makeEventDoc(overrides: Partial<EventDoc> = {}): EventDoc {
   return {
     ...base,
     searchTerms: overrides.searchTerms ?? searchTermsOf(base.title, base.description, base.excerpt),
+  };
+}
+
+/** A weekly series of ten Thursdays whose occurrences are all written. */
+export function makeSeriesDoc(overrides: Partial<SeriesDoc> = {}): SeriesDoc {
+  const { _id, slug, ...event } = makeEventDoc();
+  return {
+    ...event,
+    _id: overrides._id ?? _id + 5000,
+    slug: overrides.slug ?? `series-${slug}`,
+    recurrence: { rrule: 'FREQ=WEEKLY;COUNT=10', exdates: [], rdates: [] },
+    nextDate: null,
+    ...overrides,
   };
 }
 

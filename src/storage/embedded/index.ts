@@ -15,6 +15,7 @@ import {
   type SequenceName,
   type Storage,
   type TagDoc,
+  type SeriesDoc,
   type TombstoneDoc,
   type VenueDoc,
 } from '../port.js';
@@ -42,6 +43,7 @@ export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage 
   const tags = open<TagDoc>('tags');
   const idempotency = open<IdempotencyDoc>('idempotency');
   const tombstones = open<TombstoneDoc>('tombstones');
+  const series = open<SeriesDoc>('series');
   const collections: Record<CollectionName, EmbeddedCollection<{ _id: number }>> = {
     events,
     venues,
@@ -50,6 +52,7 @@ export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage 
     tags,
     idempotency,
     tombstones,
+    series,
   };
   const sequences = new Map<SequenceName, number>();
   // One process holds the data: its own writes are all the writes there are.
@@ -69,6 +72,7 @@ export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage 
     tags: track(tags),
     idempotency: track(idempotency),
     tombstones: track(tombstones),
+    series: track(series),
     changeVersion: () => version,
     async nextId(sequence, count = 1) {
       assertOpen();

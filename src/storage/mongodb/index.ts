@@ -149,6 +149,7 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
     tags: collection('tags'),
     idempotency: collection('idempotency'),
     tombstones: collection('tombstones'),
+    series: collection('series'),
 
     nextId,
     changeVersion: () => changes.version(),
