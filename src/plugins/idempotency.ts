@@ -14,7 +14,7 @@
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { InvalidParamsError } from '../errors.js';
 import { ErrorResponseSchema, IDEMPOTENCY_KEY_MAX_LENGTH, IdempotencyHeadersSchema } from '../schemas/common.js';
-import { rootOf } from '../routes/roots.js';
+import { apiPathOf, isCompatRequest, rootOf } from '../routes/roots.js';
 import { credentialScope, type IdempotencyClaim, type IdempotencyService, requestFingerprint } from '../services/idempotency.js';
 import { type SequenceName } from '../storage/port.js';
 import { presentedToken } from './auth.js';
@@ -49,6 +49,16 @@ function keyOf(request: FastifyRequest): string | undefined {
   return value;
 }
 
+/**
+ * The route with the path it was called under (`/de/calendar/events/v1/events`,
+ * `/wp-json/tribe/events/v1/events`): the answer's links are that path's, so a key sent again
+ * under another root or the drop-in path is another request (422).
+ */
+function fingerprintPath(request: FastifyRequest): string {
+  const route = request.routeOptions.url ?? request.url;
+  return isCompatRequest(request) ? `${apiPathOf(request)} ${route}` : `${rootOf(request)}${route}`;
+}
+
 export function installIdempotency(app: FastifyInstance, service: IdempotencyService): void {
   app.decorateRequest('reservedId', null);
   const claims = new WeakMap<FastifyRequest, IdempotencyClaim>();
@@ -66,9 +76,7 @@ export function installIdempotency(app: FastifyInstance, service: IdempotencySer
     const start = await service.begin({
       scope: credentialScope(token),
       key,
-      // The route with the root it was called under (`/de/calendar/events/v1/events`): the answer's
-      // links are the root's, so a key sent again under another root is another request (422).
-      fingerprint: requestFingerprint(request.method, `${rootOf(request)}${request.routeOptions.url ?? request.url}`, request.body),
+      fingerprint: requestFingerprint(request.method, fingerprintPath(request), request.body),
       sequence,
     });
     if (start.kind === 'replay') {

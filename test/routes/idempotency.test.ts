@@ -136,7 +136,7 @@ describe.each(engines)('$name engine: Idempotency-Key on creates', (engine) => {
     expect(json(replay).title).toBe('Replayed as first sent');
   });
 
-  it('refuses the same key with another body, or on another route or root, with 422 and creates nothing', async () => {
+  it('refuses the same key with another body, or on another route, root or the drop-in path, with 422 and creates nothing', async () => {
     const key = newKey();
     const first = await post('/events', makeEventInput({ title: 'Original body' }), key);
     expect(first.statusCode).toBe(201);
@@ -145,6 +145,12 @@ describe.each(engines)('$name engine: Idempotency-Key on creates', (engine) => {
       await post('/events', makeEventInput({ title: 'Another body' }), key),
       await post('/venues', { venue: 'Original body' }, key),
       await post('/events', makeEventInput({ title: 'Original body' }), key, EDITOR, '/de'),
+      await t.app.inject({
+        method: 'POST',
+        url: '/wp-json/tribe/events/v1/events',
+        headers: { ...EDITOR, 'idempotency-key': key },
+        payload: makeEventInput({ title: 'Original body' }),
+      }),
     ]) {
       expect(response.statusCode, response.body).toBe(422);
       const error = json<ErrorBody>(response);
