@@ -32,7 +32,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { COLD_SCENARIOS, HOT_SCENARIOS, LIST_PATH, SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
 import { type CeilingKind, loadFigures, progressLine, type Row, table } from './report.js';
-import { mib, processCpuMs, serverFigures, startCeiling, startServer, stopCeiling, stopServer } from './server-process.js';
+import { mib, processCpuMs, serverFigures, settleServer, startCeiling, startServer, stopCeiling, stopServer } from './server-process.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -107,7 +107,14 @@ async function measureCeiling(size: number, { port, child }: { port: number; chi
   }
 }
 
-/** One scenario against one server: warm-up, then the measured run with the server's figures. */
+/** Servers brought to a steady state since they started (bench/server-process.ts, settleServer). */
+const settled = new WeakSet<ChildProcess>();
+
+/**
+ * One scenario against one server: warm-up, then the measured run with the server's figures. A
+ * server's first scenario follows its warm-up with the settle step, so no scenario measures the
+ * collection of the freshly generated calendar's garbage.
+ */
 async function measureScenario(
   size: number,
   scenario: Scenario,
@@ -117,6 +124,13 @@ async function measureScenario(
   baseline = false,
 ): Promise<Row> {
   if (warmup > 0) await load(target, warmup);
+  if (!settled.has(server.child)) {
+    settled.add(server.child);
+    const { collected, idle, ms } = await settleServer(server.child);
+    console.log(
+      `  settled${baseline ? ' (baseline)' : ''}: ${collected ? 'collected, ' : ''}${idle ? 'idle' : 'still busy'} after ${(ms / 1000).toFixed(1)} s`,
+    );
+  }
   // The server's figures start afresh for the measured run.
   await serverFigures(server.child);
   const cpuBefore = processCpuMs(server.child.pid);
