@@ -18,9 +18,10 @@
  *                    [--scenarios default,window,…,hot,revalidate] [--quick] [--utc-zones]
  *                    [--cpu-prof dir] [--server-flags '--max-semi-space-size=32']
  *
- * `--baseline <checkout>` also starts that checkout's bench/server.ts for the cold scenarios (same
- * calendar, same seed) and measures it right after this one's, scenario by scenario, so both see
- * the same machine; the table then gives each cold scenario's ratio to it.
+ * `--baseline <checkout>` also starts that checkout's bench/server.ts (same calendar, same seed; its
+ * cache off for the cold scenarios, on for hot and revalidate) and measures it in turns with this
+ * one's, scenario by scenario, so both see the same machine; the table then gives each scenario's
+ * ratio to it.
  *
  * `--quick` leaves out the million-event size; `BENCH_QUICK=1 npm run bench` passes it (the npm
  * script maps the variable to the flag, so no bench code reads the environment). `--utc-zones` gives
@@ -30,7 +31,7 @@ import { type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { COLD_SCENARIOS, HOT_SCENARIOS, LIST_PATH, SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
+import { COLD_SCENARIOS, HOT_SCENARIOS, LIST_PATH, type RequestFacts, SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
 import { type CeilingKind, loadFigures, progressLine, type Row, table } from './report.js';
 import { mib, processCpuMs, serverFigures, settleServer, startCeiling, startServer, stopCeiling, stopServer } from './server-process.js';
 
@@ -156,12 +157,23 @@ async function measureScenario(
   return row;
 }
 
-/** The baseline checkout's server on the same calendar, its cache off (an older one has none: harmless). */
-async function startBaseline(size: number): Promise<{ child: ChildProcess; port: number }> {
+/** The baseline checkout's server on the same calendar, its cache off for the cold scenarios (an older one has none: harmless). */
+async function startBaseline(size: number, cold: boolean): Promise<{ child: ChildProcess; port: number }> {
   const script = path.resolve(flags.baseline!, 'bench/server.ts');
-  const server = await startServer(size, flags['utc-zones'] ? ['--utc-zones'] : [], [], { RESPONSE_CACHE_BYTES: '0' }, script);
+  const server = await startServer(size, flags['utc-zones'] ? ['--utc-zones'] : [], [], cold ? { RESPONSE_CACHE_BYTES: '0' } : {}, script);
   console.log(`  baseline ${flags.baseline}: generated in ${(server.generatedMs / 1000).toFixed(1)} s; listening on ${server.port}`);
   return server;
+}
+
+/** The requests of a scenario against the server on `port`, whose first GET of the list answered `first`. */
+function targetOf(scenario: Scenario, port: number, first: Response, facts: RequestFacts): Load {
+  if (scenario === 'hot') return { port, paths: [LIST_PATH] };
+  if (scenario === 'revalidate') {
+    const etag = first.headers.get('etag');
+    if (etag === null) console.log('  revalidate: the first GET answered no ETag; sent without If-None-Match');
+    return { port, paths: [LIST_PATH], headers: etag === null ? {} : { 'if-none-match': etag } };
+  }
+  return { port, paths: scenarioUrls(scenario, facts) };
 }
 
 /** Measures the scenarios against one server process; the cold ones with the response cache off. */
@@ -179,7 +191,7 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
   console.log(
     `  ${cold ? 'cold server (response cache off)' : 'hot server (as deployed)'}: generated in ${(generatedMs / 1000).toFixed(1)} s; RSS ${mib(rss)} MiB; listening on ${port}`,
   );
-  const baseline = cold && flags.baseline !== undefined ? await startBaseline(size) : undefined;
+  const baseline = flags.baseline !== undefined ? await startBaseline(size, cold) : undefined;
   try {
     const first = await fetch(`http://127.0.0.1:${port}${LIST_PATH}`);
     const body = Buffer.from(await first.arrayBuffer());
@@ -191,18 +203,17 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
       await measureCeiling(size, started);
     }
     for (const scenario of list) {
-      let target: Load;
-      if (scenario === 'hot') target = { port, paths: [LIST_PATH] };
-      else if (scenario === 'revalidate') {
-        const etag = first.headers.get('etag');
-        if (etag === null) console.log('  revalidate: the first GET answered no ETag; sent without If-None-Match');
-        target = { port, paths: [LIST_PATH], headers: etag === null ? {} : { 'if-none-match': etag } };
-      } else target = { port, paths: scenarioUrls(scenario, facts) };
+      const target = targetOf(scenario, port, first, facts);
       const cache = cold ? 'off' : 'on';
       if (baseline === undefined) await measureScenario(size, scenario, cache, { child }, target);
       else {
         // In turns, the baseline first every other scenario, so a drift of the machine favours neither.
-        const againstBaseline = (): Promise<Row> => measureScenario(size, scenario, 'off', baseline, { ...target, port: baseline.port }, true);
+        // Its revalidation sends the tag its own first GET answered (its calendar's dates follow its own clock).
+        const baselineTarget =
+          scenario === 'revalidate'
+            ? targetOf(scenario, baseline.port, await fetch(`http://127.0.0.1:${baseline.port}${LIST_PATH}`), facts)
+            : { ...target, port: baseline.port };
+        const againstBaseline = (): Promise<Row> => measureScenario(size, scenario, cache, baseline, baselineTarget, true);
         const earlier = list.indexOf(scenario) % 2 === 1 ? await againstBaseline() : undefined;
         const row = await measureScenario(size, scenario, cache, { child }, target);
         const other = earlier ?? (await againstBaseline());
