@@ -28,6 +28,7 @@
  * every event the UTC zone instead of its venue's, to separate time-zone formatting from the rest.
  */
 import { type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -157,10 +158,17 @@ async function measureScenario(
   return row;
 }
 
-/** The baseline checkout's server on the same calendar, its cache off for the cold scenarios (an older one has none: harmless). */
+/**
+ * The baseline checkout's server on the same calendar, its cache off for the cold scenarios. Its
+ * bench/server.ts takes the cache size as an argument (its configuration is built from its own
+ * arguments, not the environment); one from before the response cache has neither the cache nor
+ * the argument, and gets none.
+ */
 async function startBaseline(size: number, cold: boolean): Promise<{ child: ChildProcess; port: number }> {
   const script = path.resolve(flags.baseline!, 'bench/server.ts');
-  const server = await startServer(size, flags['utc-zones'] ? ['--utc-zones'] : [], [], cold ? { RESPONSE_CACHE_BYTES: '0' } : {}, script);
+  const knowsCache = readFileSync(script, 'utf8').includes("'response-cache-bytes'");
+  const args = [...(flags['utc-zones'] ? ['--utc-zones'] : []), ...(cold && knowsCache ? ['--response-cache-bytes', '0'] : [])];
+  const server = await startServer(size, args, [], cold ? { RESPONSE_CACHE_BYTES: '0' } : {}, script);
   console.log(`  baseline ${flags.baseline}: generated in ${(server.generatedMs / 1000).toFixed(1)} s; listening on ${server.port}`);
   return server;
 }
