@@ -22,9 +22,11 @@ export interface RequestFacts {
 
 export type ServerMessage =
   | { type: 'ready'; port: number; generatedMs: number; rss: number; facts: RequestFacts }
-  | { type: 'rss'; peak: number; heapAtPeak: number; current: number; loopDelayMaxMs: number; gcMs: number };
+  | { type: 'rss'; peak: number; heapAtPeak: number; current: number; loopDelayMaxMs: number; gcMs: number }
+  | { type: 'settled'; collected: boolean };
 
-export type ParentMessage = { type: 'rss' } | { type: 'stop' };
+/** `settle`: collect the heap's garbage now (when the process runs with --expose-gc) and answer `settled`. */
+export type ParentMessage = { type: 'rss' } | { type: 'settle' } | { type: 'stop' };
 
 /** The ceiling server (bench/ceiling-server.ts): the page to serve (base64) and its headers. */
 export type CeilingParentMessage = { type: 'page'; body: string; headers: Record<string, string> } | { type: 'stop' };

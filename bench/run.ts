@@ -18,21 +18,23 @@
  *                    [--scenarios default,window,…,hot,revalidate] [--quick] [--utc-zones]
  *                    [--cpu-prof dir] [--server-flags '--max-semi-space-size=32']
  *
- * `--baseline <checkout>` also starts that checkout's bench/server.ts for the cold scenarios (same
- * calendar, same seed) and measures it right after this one's, scenario by scenario, so both see
- * the same machine; the table then gives each cold scenario's ratio to it.
+ * `--baseline <checkout>` also starts that checkout's bench/server.ts (same calendar, same seed; its
+ * cache off for the cold scenarios, on for hot and revalidate) and measures it in turns with this
+ * one's, scenario by scenario, so both see the same machine; the table then gives each scenario's
+ * ratio to it.
  *
  * `--quick` leaves out the million-event size; `BENCH_QUICK=1 npm run bench` passes it (the npm
  * script maps the variable to the flag, so no bench code reads the environment). `--utc-zones` gives
  * every event the UTC zone instead of its venue's, to separate time-zone formatting from the rest.
  */
 import { type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { COLD_SCENARIOS, HOT_SCENARIOS, LIST_PATH, SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
+import { COLD_SCENARIOS, HOT_SCENARIOS, LIST_PATH, type RequestFacts, SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
 import { type CeilingKind, loadFigures, progressLine, type Row, table } from './report.js';
-import { mib, processCpuMs, serverFigures, startCeiling, startServer, stopCeiling, stopServer } from './server-process.js';
+import { mib, processCpuMs, serverFigures, settleServer, startCeiling, startServer, stopCeiling, stopServer } from './server-process.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -107,7 +109,14 @@ async function measureCeiling(size: number, { port, child }: { port: number; chi
   }
 }
 
-/** One scenario against one server: warm-up, then the measured run with the server's figures. */
+/** Servers brought to a steady state since they started (bench/server-process.ts, settleServer). */
+const settled = new WeakSet<ChildProcess>();
+
+/**
+ * One scenario against one server: warm-up, then the measured run with the server's figures. A
+ * server's first scenario follows its warm-up with the settle step, so no scenario measures the
+ * collection of the freshly generated calendar's garbage.
+ */
 async function measureScenario(
   size: number,
   scenario: Scenario,
@@ -117,6 +126,13 @@ async function measureScenario(
   baseline = false,
 ): Promise<Row> {
   if (warmup > 0) await load(target, warmup);
+  if (!settled.has(server.child)) {
+    settled.add(server.child);
+    const { collected, idle, ms } = await settleServer(server.child);
+    console.log(
+      `  settled${baseline ? ' (baseline)' : ''}: ${collected ? 'collected, ' : ''}${idle ? 'idle' : 'still busy'} after ${(ms / 1000).toFixed(1)} s`,
+    );
+  }
   // The server's figures start afresh for the measured run.
   await serverFigures(server.child);
   const cpuBefore = processCpuMs(server.child.pid);
@@ -142,12 +158,30 @@ async function measureScenario(
   return row;
 }
 
-/** The baseline checkout's server on the same calendar, its cache off (an older one has none: harmless). */
-async function startBaseline(size: number): Promise<{ child: ChildProcess; port: number }> {
+/**
+ * The baseline checkout's server on the same calendar, its cache off for the cold scenarios. Its
+ * bench/server.ts takes the cache size as an argument (its configuration is built from its own
+ * arguments, not the environment); one from before the response cache has neither the cache nor
+ * the argument, and gets none.
+ */
+async function startBaseline(size: number, cold: boolean): Promise<{ child: ChildProcess; port: number }> {
   const script = path.resolve(flags.baseline!, 'bench/server.ts');
-  const server = await startServer(size, flags['utc-zones'] ? ['--utc-zones'] : [], [], { RESPONSE_CACHE_BYTES: '0' }, script);
+  const knowsCache = readFileSync(script, 'utf8').includes("'response-cache-bytes'");
+  const args = [...(flags['utc-zones'] ? ['--utc-zones'] : []), ...(cold && knowsCache ? ['--response-cache-bytes', '0'] : [])];
+  const server = await startServer(size, args, [], cold ? { RESPONSE_CACHE_BYTES: '0' } : {}, script);
   console.log(`  baseline ${flags.baseline}: generated in ${(server.generatedMs / 1000).toFixed(1)} s; listening on ${server.port}`);
   return server;
+}
+
+/** The requests of a scenario against the server on `port`, whose first GET of the list answered `first`. */
+function targetOf(scenario: Scenario, port: number, first: Response, facts: RequestFacts): Load {
+  if (scenario === 'hot') return { port, paths: [LIST_PATH] };
+  if (scenario === 'revalidate') {
+    const etag = first.headers.get('etag');
+    if (etag === null) console.log('  revalidate: the first GET answered no ETag; sent without If-None-Match');
+    return { port, paths: [LIST_PATH], headers: etag === null ? {} : { 'if-none-match': etag } };
+  }
+  return { port, paths: scenarioUrls(scenario, facts) };
 }
 
 /** Measures the scenarios against one server process; the cold ones with the response cache off. */
@@ -165,7 +199,7 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
   console.log(
     `  ${cold ? 'cold server (response cache off)' : 'hot server (as deployed)'}: generated in ${(generatedMs / 1000).toFixed(1)} s; RSS ${mib(rss)} MiB; listening on ${port}`,
   );
-  const baseline = cold && flags.baseline !== undefined ? await startBaseline(size) : undefined;
+  const baseline = flags.baseline !== undefined ? await startBaseline(size, cold) : undefined;
   try {
     const first = await fetch(`http://127.0.0.1:${port}${LIST_PATH}`);
     const body = Buffer.from(await first.arrayBuffer());
@@ -177,18 +211,17 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
       await measureCeiling(size, started);
     }
     for (const scenario of list) {
-      let target: Load;
-      if (scenario === 'hot') target = { port, paths: [LIST_PATH] };
-      else if (scenario === 'revalidate') {
-        const etag = first.headers.get('etag');
-        if (etag === null) console.log('  revalidate: the first GET answered no ETag; sent without If-None-Match');
-        target = { port, paths: [LIST_PATH], headers: etag === null ? {} : { 'if-none-match': etag } };
-      } else target = { port, paths: scenarioUrls(scenario, facts) };
+      const target = targetOf(scenario, port, first, facts);
       const cache = cold ? 'off' : 'on';
       if (baseline === undefined) await measureScenario(size, scenario, cache, { child }, target);
       else {
         // In turns, the baseline first every other scenario, so a drift of the machine favours neither.
-        const againstBaseline = (): Promise<Row> => measureScenario(size, scenario, 'off', baseline, { ...target, port: baseline.port }, true);
+        // Its revalidation sends the tag its own first GET answered (its calendar's dates follow its own clock).
+        const baselineTarget =
+          scenario === 'revalidate'
+            ? targetOf(scenario, baseline.port, await fetch(`http://127.0.0.1:${baseline.port}${LIST_PATH}`), facts)
+            : { ...target, port: baseline.port };
+        const againstBaseline = (): Promise<Row> => measureScenario(size, scenario, cache, baseline, baselineTarget, true);
         const earlier = list.indexOf(scenario) % 2 === 1 ? await againstBaseline() : undefined;
         const row = await measureScenario(size, scenario, cache, { child }, target);
         const other = earlier ?? (await againstBaseline());

@@ -87,6 +87,49 @@ export function serverFigures(child: ChildProcess): Promise<{ peak: number; heap
   });
 }
 
+/** How long a server may take to answer `settle` before it is taken for one that does not know it (an older checkout's). */
+const SETTLE_ANSWER_MS = 3000;
+/** The server counts as idle once it used less than IDLE_SHARE of a core over IDLE_WINDOW_MS, twice in a row. */
+const IDLE_WINDOW_MS = 250;
+const IDLE_SHARE = 0.05;
+/** The longest wait for idleness: on a loaded machine the measurement then starts anyway. */
+const MAX_SETTLE_MS = 20_000;
+
+/**
+ * Brings a freshly started (and just warmed) server to a steady state before it is measured: a
+ * full collection of the heap its calendar's generation and warm-up left (bench/server.ts runs
+ * `gc()` when asked; a server that does not answer is left to its own collector), then a wait
+ * until the process — every thread of it: the collector's helpers and the optimising compiler
+ * too — is idle. A deployed server is measured long after its start; without this the first
+ * scenario would also measure the collector and compiler finishing the start-up.
+ */
+export async function settleServer(child: ChildProcess): Promise<{ collected: boolean; idle: boolean; ms: number }> {
+  const started = performance.now();
+  const collected = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => finish(false), SETTLE_ANSWER_MS);
+    const onMessage = (message: ServerMessage): void => {
+      if (message.type === 'settled') finish(message.collected);
+    };
+    const finish = (value: boolean): void => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      resolve(value);
+    };
+    child.on('message', onMessage);
+    send(child, { type: 'settle' });
+  });
+  let quietWindows = 0;
+  let before = processCpuMs(child.pid);
+  while (quietWindows < 2 && performance.now() - started < MAX_SETTLE_MS && before !== undefined) {
+    await new Promise((resolve) => setTimeout(resolve, IDLE_WINDOW_MS));
+    const after = processCpuMs(child.pid);
+    if (after === undefined) break;
+    quietWindows = after - before < IDLE_WINDOW_MS * IDLE_SHARE ? quietWindows + 1 : 0;
+    before = after;
+  }
+  return { collected, idle: quietWindows >= 2, ms: performance.now() - started };
+}
+
 export async function stopServer(child: ChildProcess): Promise<void> {
   child.removeAllListeners('exit');
   const exited = new Promise((resolve) => child.once('exit', resolve));

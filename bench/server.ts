@@ -84,6 +84,10 @@ process.on('message', (message: ParentMessage) => {
     [peakRss, heapAtPeak] = [rss, heapTotal];
     loopDelay.reset();
     gcMs = 0;
+  } else if (message.type === 'settle') {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    send({ type: 'settled', collected: gc !== undefined });
   } else if (message.type === 'stop') {
     void app.close().then(() => process.exit(0));
   }

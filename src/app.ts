@@ -11,7 +11,7 @@ import { NoRouteError, invalidParam } from './errors.js';
 import { parseQueryString } from './lib/querystring.js';
 import { installAuth } from './plugins/auth.js';
 import { installHostCheck } from './plugins/hosts.js';
-import { installHttpCache } from './plugins/http-cache.js';
+import { installCacheLane, installHttpCache } from './plugins/http-cache.js';
 import { installLoadShedding } from './plugins/load-shedding.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installRateLimit, rateLimitsOf } from './plugins/rate-limit.js';
@@ -109,14 +109,17 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
 
   installValidation(app);
   installErrorHandling(app);
-  // First of the hooks: a malformed host is refused before anything is counted or looked up.
+  // First of the hooks: an anonymous read the cache holds, answered under the rules of the hooks
+  // below (src/plugins/http-cache.ts); with CORS, whose headers come first, after authentication.
+  const cacheLane = config.responseCacheBytes > 0 && config.corsOrigins.length === 0 ? installCacheLane(app) : undefined;
+  // Then: a malformed host is refused before anything is counted or looked up.
   installHostCheck(app, { allowedHosts: config.allowedHosts, fallbackOrigin: fallbackOrigin(config) });
   // Rate limiting before authentication: a request refused for its credentials is counted too.
   const rateLimits = rateLimitsOf(config);
-  installRateLimit(app, rateLimits, config.apiTokens);
+  const countRequest = installRateLimit(app, rateLimits, config.apiTokens);
   installAuth(app, config.apiTokens, { failedPerMinute: config.rateLimitFailedAuth, nowMs: now && (() => now().getTime()) });
   // Load shedding when the event loop lags (liveness stays exempt).
-  if (config.maxEventLoopDelayMs > 0) installLoadShedding(app, config.maxEventLoopDelayMs);
+  const overloaded = config.maxEventLoopDelayMs > 0 ? installLoadShedding(app, config.maxEventLoopDelayMs) : undefined;
   installBodyParsing(app);
   if (config.corsOrigins.length > 0) installCors(app, config.corsOrigins);
 
@@ -145,6 +148,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     version: () => storage.changeVersion(),
     validUntil: () => freshness.validUntil(),
     now: clock,
+    ...(cacheLane === undefined ? {} : { lane: { lane: cacheLane, countRequest, overloaded } }),
   });
   app.register(healthRoutes, { storage, details: config.healthDetails });
   // Discovery and documentation: the index, /doc and the UI are built from the routes

@@ -42,7 +42,11 @@ export function createShedSummary(log: FastifyBaseLogger, schedule: (run: () => 
   };
 }
 
-export function installLoadShedding(app: FastifyInstance, maxEventLoopDelayMs: number): void {
+/**
+ * Installs load shedding; returns whether a request now may be shed, for the response cache's
+ * first hook, which leaves such a request to this plugin's hook (src/plugins/http-cache.ts).
+ */
+export function installLoadShedding(app: FastifyInstance, maxEventLoopDelayMs: number): () => boolean {
   const sampleInterval = Math.max(10, Math.min(1000, Math.floor(maxEventLoopDelayMs / 2)));
   // Start-up stalls the loop once after the sampler has begun (the routes and their schemas are
   // compiled then: over a second on a busy machine), and the first sample after it reports that
@@ -65,4 +69,5 @@ export function installLoadShedding(app: FastifyInstance, maxEventLoopDelayMs: n
       return reply.code(503).headers(headers).type('application/json; charset=utf-8').send(body);
     },
   });
+  return () => performance.now() >= shedFrom && app.isUnderPressure();
 }

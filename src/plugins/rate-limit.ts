@@ -14,7 +14,7 @@
  * headers, the same for both kinds of caller.
  */
 import rateLimit from '@fastify/rate-limit';
-import { type FastifyInstance, type FastifyRequest, type onRequestAsyncHookHandler } from 'fastify';
+import { type FastifyInstance, type FastifyReply, type FastifyRequest, type onRequestAsyncHookHandler } from 'fastify';
 import { createHash } from 'node:crypto';
 import { type ApiToken, type Config } from '../config.js';
 import { ApiError } from '../errors.js';
@@ -48,8 +48,18 @@ const isWrite = (request: FastifyRequest) => WRITE_METHODS.has(request.method);
 
 const digestOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
 
-export function installRateLimit(app: FastifyInstance, limits: RateLimits, tokens: readonly ApiToken[]): void {
-  if (limits.reads === 0 && limits.writes === 0 && limits.tokenReads === 0 && limits.tokenWrites === 0) return;
+/**
+ * Installs the limits; returns the counting of one request (throwing the 429 when it is over its
+ * limit), which the response cache's first hook calls for the requests it answers before this
+ * hook runs (src/plugins/http-cache.ts), or undefined when nothing is limited. A request is
+ * counted once, whichever calls it first.
+ */
+export function installRateLimit(
+  app: FastifyInstance,
+  limits: RateLimits,
+  tokens: readonly ApiToken[],
+): ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined {
+  if (limits.reads === 0 && limits.writes === 0 && limits.tokenReads === 0 && limits.tokenWrites === 0) return undefined;
   // Membership is decided on digests: a lookup's timing depends on the digest of what was sent,
   // which tells a caller nothing about the configured tokens. src/plugins/auth.ts still decides
   // whether the request may proceed.
@@ -99,8 +109,10 @@ export function installRateLimit(app: FastifyInstance, limits: RateLimits, token
   // Added now, in the order of src/app.ts's calls (Fastify adds request hooks in registration
   // order); the limiter itself exists once the plugin above has loaded, before any request.
   let limiter: onRequestAsyncHookHandler | undefined;
-  app.addHook('onRequest', async function (request, reply) {
+  const count = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     limiter ??= app.rateLimit();
-    await limiter.call(this, request, reply);
-  });
+    await limiter.call(app, request, reply);
+  };
+  app.addHook('onRequest', count);
+  return count;
 }

@@ -450,6 +450,14 @@ export interface Storage {
   readonly tombstones: Collection<TombstoneDoc>;
   readonly series: Collection<SeriesDoc>;
   /**
+   * True when every read of the collections (a method that changes nothing) does all its work
+   * before it returns: no I/O, no timer, its promise settled within the same turn of the event
+   * loop — as the embedded engines' reads, answered from memory, are. No timer can fire during such
+   * a call, so the storage deadline (src/storage/deadline.ts) would never trigger and is left out.
+   * A wrapper that may delay a call (interceptStorage) does not carry it.
+   */
+  readonly readsSettleAtOnce?: boolean;
+  /**
    * Reserves `count` (default 1) consecutive ids of a sequence and returns the first (atomic; never
    * reused). A bulk write reserves its ids in one call: one round trip instead of one per record.
    * A count that is not a positive safe integer throws.

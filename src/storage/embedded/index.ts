@@ -65,6 +65,8 @@ export function createEmbeddedStorage(options: EmbeddedStorageOptions): Storage 
   return {
     engine: 'embedded',
     reason: options.reason,
+    // Every read is answered from memory, synchronously, in the collection's methods.
+    readsSettleAtOnce: true,
     events: track(events),
     venues: track(venues),
     organizers: track(organizers),

@@ -250,6 +250,8 @@ export async function openLmdbStorage(options: LmdbStorageOptions): Promise<Lmdb
   const storage: LmdbStorage = {
     engine: 'embedded',
     reason: inner.reason,
+    // Reads are the in-memory engine's (wrapCollection); only writes wait for LMDB.
+    readsSettleAtOnce: true,
     ...collections(false),
     // The in-memory engine's writes, counted as each changes memory (before its commit is awaited).
     changeVersion: () => inner.changeVersion(),
