@@ -148,15 +148,18 @@ describe('the response cache answered by the first hook', () => {
   });
 
   it('sheds a request for a cached URL while the event loop lags', async () => {
-    const { t } = await open({ MAX_EVENT_LOOP_DELAY_MS: '100' });
-    expect((await t.app.inject({ method: 'GET', url: LIST })).statusCode).toBe(200);
+    const { t, pages } = await open({ MAX_EVENT_LOOP_DELAY_MS: '100' });
+    // Kept once answered: on a loaded machine the loop may lag past 100 ms without any help.
+    for (let attempt = 0; attempt < 50 && pages() === 0; attempt++) {
+      if ((await t.app.inject({ method: 'GET', url: LIST })).statusCode !== 200) await pause(100);
+    }
+    expect(pages()).toBe(1);
     let shed: LightMyRequestResponse | undefined;
     for (let attempt = 0; attempt < 20 && shed === undefined; attempt++) {
       blockEventLoop(600);
       await pause(5);
       const response = await t.app.inject({ method: 'GET', url: LIST });
       if (response.statusCode === 503) shed = response;
-      else expect(response.statusCode).toBe(200);
     }
     expect(shed, 'no request was shed').toBeDefined();
     expect(json(shed!)).toMatchObject({ code: 'server-overloaded' });
