@@ -96,17 +96,18 @@ function masterOf(item: FeedSeries): Master | null {
 
 /** Whether a client derives exactly the occurrence's times from the master (see the module's comment). */
 function derivable(master: Master, occurrence: FeedEvent, date: string): boolean {
-  const times = feedTimes(occurrence);
-  if (times.allDay !== (master.form.kind === 'date')) return false;
-  const day = dayMs(date);
-  if (master.form.kind === 'date') {
+  const { doc, locked } = occurrence;
+  if (doc.allDay && !locked) {
+    if (master.form.kind !== 'date') return false;
+    const times = feedTimes(occurrence);
     const start = (times.start as Date).getTime();
-    return start === day && (times.end as Date).getTime() - start === master.duration;
+    return start === dayMs(date) && (times.end as Date).getTime() - start === master.duration;
   }
-  const start = occurrence.doc.startUtc.getTime();
-  const end = occurrence.doc.endUtc.getTime();
+  if (master.form.kind === 'date') return false;
+  const start = doc.startUtc.getTime();
+  const end = doc.endUtc.getTime();
   if (end - start !== master.duration) return false;
-  const wall = day + master.timeOfDay;
+  const wall = dayMs(date) + master.timeOfDay;
   if (master.form.kind === 'utc') return start === wall - master.form.offset * MINUTE_MS;
   const { zone } = master.form;
   return readsBack(zone, wall, start) && offsetAt(zone, start) === offsetAt(zone, end);
