@@ -273,6 +273,16 @@ describe.each(engines)('$name engine: recurring series in the iCalendar feeds', 
       end: '2030-05-07 03:00:00',
       rrule: 'FREQ=WEEKLY;BYDAY=TU;COUNT=3',
     });
+    // Protected: redacted as the list redacts it, its all-day dates written as instants.
+    series.protectedFair = await writeSeries(storage, {
+      title: 'Protected fair',
+      timezone: 'Europe/Berlin',
+      start: '2030-06-03 00:00:00',
+      end: '2030-06-03 23:59:59',
+      allDay: true,
+      rrule: 'FREQ=DAILY;INTERVAL=2;COUNT=3',
+      fields: { password: 'open sesame', venueId: venue.id as number },
+    });
     const created = await t.app.inject({
       method: 'POST',
       url: `${API}/events`,
@@ -328,7 +338,7 @@ describe.each(engines)('$name engine: recurring series in the iCalendar feeds', 
     const masters = feed.events.filter((e) => e.text('recurrence-id') === null).map((e) => e.uid);
     expect(masters.sort()).toEqual(
       [
-        ...['berlin', 'newYork', 'lateShow', 'market', 'fair', 'longRun', 'offsetMorning'].map(uid),
+        ...['berlin', 'newYork', 'lateShow', 'market', 'fair', 'longRun', 'offsetMorning', 'protectedFair'].map(uid),
         ...[...series.offsetNight!.on.values()].map((o) => `${o._id}@localhost`),
         `${single}@localhost`,
       ].sort(),
@@ -346,6 +356,14 @@ describe.each(engines)('$name engine: recurring series in the iCalendar feeds', 
     expect(text).toContain('EXDATE;VALUE=DATE:20300415\r\n');
     const morning = feed.events.find((e) => e.uid === uid('offsetMorning'))!;
     expect(morning.start.raw).toBe('20300507T043000Z');
+  });
+
+  it('redacts a protected series as the list does, and shows it whole with its password', async () => {
+    const master = (body: string) => parseIcs(body).events.find((e) => e.uid === uid('protectedFair'))!;
+    const locked = master((await agree(WINDOW)).text);
+    expect([locked.text('class'), locked.text('location'), locked.start.raw]).toEqual(['CONFIDENTIAL', null, '20300603T000000']);
+    const open = master((await get(`/events.ics?start_date=${WINDOW.start}&end_date=${WINDOW.end}&password=open%20sesame`)).body);
+    expect([open.text('class'), open.text('location'), open.start.date, open.end.date]).toEqual([null, 'Harbour Hall, Hamburg', '2030-06-03', '2030-06-04']);
   });
 
   it('writes an occurrence a client would not derive — the night of a daylight-saving change — with its own times', async () => {
