@@ -132,7 +132,7 @@ describe('parseRecurrence', () => {
     expect(parse('FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30;UNTIL=21241231').rrule).toContain('BYMONTHDAY=30');
     expect(refusal(() => parse('FREQ=DAILY;INTERVAL=2;BYMONTH=4;BYMONTHDAY=31;COUNT=3'))).toContain('does not reach COUNT=3');
     expect(refusal(() => parse('FREQ=MONTHLY;BYDAY=MO;BYSETPOS=6;COUNT=3'))).toContain('does not reach COUNT=3');
-    // Unbounded, rrule.js searched such a rule up to the year 9999 (seconds for each).
+    // rrule.js alone searches such a rule up to the year 9999.
     expect(performance.now() - started).toBeLessThan(5000);
   });
 });
