@@ -9,7 +9,7 @@ import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { languageOfRoot } from '../i18n/index.js';
 import { ErrorResponses, IdParamsSchema, SlugParamsSchema } from '../schemas/common.js';
 import { EventCalendarResponse, EventFeedQuerySchema, EventFeedResponse, EventReadQuerySchema } from '../schemas/events.js';
-import { CALENDAR_CONTENT_TYPE, type FeedEvent, feedName, serializeCalendar, siteHost } from '../serialize/ics/calendar.js';
+import { CALENDAR_CONTENT_TYPE, type FeedItem, feedName, serializeCalendar, siteHost } from '../serialize/ics/calendar.js';
 import { type EventsService } from '../services/events/index.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
 import { listMayBeKept } from './list-cache.js';
@@ -25,7 +25,7 @@ const SLUG = '/events/by-slug/:slug.ics';
 
 export const eventFeedRoutes: FastifyPluginAsyncTypebox<EventFeedRoutesOptions> = async (app, options) => {
   const { events } = options;
-  const send = (request: FastifyRequest, reply: FastifyReply, items: Iterable<FeedEvent>, name: (site: string) => string) => {
+  const send = (request: FastifyRequest, reply: FastifyReply, items: Iterable<FeedItem>, name: (site: string) => string) => {
     const ctx = serializeContext(request, options, false);
     return reply.type(CALENDAR_CONTENT_TYPE).send(serializeCalendar(items, ctx, name(siteHost(ctx))));
   };

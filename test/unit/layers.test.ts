@@ -78,6 +78,8 @@ const TYPE_ONLY_UP: Record<string, Layer[]> = {
   'src/services/access': ['query'],
   // The relations an event is served with are gathered by the service for the serializer.
   'src/serialize/events': ['services'],
+  // So are the events and series of a feed.
+  'src/serialize/ics/calendar': ['services'],
   // Request bodies are typed by their schemas.
   'src/schemas/events': ['services'],
   'src/schemas/venues': ['services'],

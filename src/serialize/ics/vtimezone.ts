@@ -128,20 +128,42 @@ function onsetIn(observance: Observance, year: number): number | null {
   return local < start ? null : local - from * MINUTE_MS;
 }
 
+/**
+ * Onsets (instant ms, offset after) of the years about a year, by definition: a feed asks about
+ * the same few years again and again. At most MAX_YEARS years per zone, so stray dates cannot grow it.
+ */
+const MAX_YEARS = 256;
+const onsetsByYear = new WeakMap<ZoneDefinition, Map<number, ReadonlyArray<readonly [onset: number, to: number]>>>();
+
+/** The onsets that may be the latest before an instant of a UTC year: local onsets of the years either side may fall in it. */
+function onsetsAbout(definition: ZoneDefinition, year: number): ReadonlyArray<readonly [number, number]> {
+  let years = onsetsByYear.get(definition);
+  if (years === undefined) {
+    years = new Map<number, ReadonlyArray<readonly [number, number]>>();
+    onsetsByYear.set(definition, years);
+  }
+  let onsets = years.get(year);
+  if (onsets === undefined) {
+    const found: Array<readonly [number, number]> = [];
+    for (const observance of definition.observances) {
+      const at = observance.yearly === null ? [observance.start - observance.from * MINUTE_MS] : [year - 1, year, year + 1].map((y) => onsetIn(observance, y));
+      for (const onset of at) if (onset !== null) found.push([onset, observance.to]);
+    }
+    onsets = found;
+    if (years.size >= MAX_YEARS) years.clear();
+    years.set(year, onsets);
+  }
+  return onsets;
+}
+
 /** The UTC offset (minutes) the component gives at an instant: the latest onset's; null before the first. */
 export function offsetAt(definition: ZoneDefinition, ms: number): number | null {
-  const year = new Date(ms).getUTCFullYear();
   let latest = -Infinity;
   let offset: number | null = null;
-  for (const observance of definition.observances) {
-    // Local onsets of the years either side may fall in this UTC year.
-    const onsets =
-      observance.yearly === null ? [observance.start - observance.from * MINUTE_MS] : [year - 1, year, year + 1].map((y) => onsetIn(observance, y));
-    for (const onset of onsets) {
-      if (onset !== null && onset <= ms && onset > latest) {
-        latest = onset;
-        offset = observance.to;
-      }
+  for (const [onset, to] of onsetsAbout(definition, new Date(ms).getUTCFullYear())) {
+    if (onset <= ms && onset > latest) {
+      latest = onset;
+      offset = to;
     }
   }
   return offset;

@@ -29,7 +29,7 @@ export { type EventKey, type ReadOptions } from './read.js';
 export type EventPrecondition = (current: { doc: EventDoc; relations: EventRelations } | null) => void;
 
 export interface EventsServiceDeps {
-  storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
+  storage: Pick<Storage, 'events' | 'series' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
   siteTimezone: string;
   perPageMax: number;
   /** ICS_MAX_EVENTS: the most events a feed holds; left out, a page's worth (the import serves no feeds). */
@@ -68,7 +68,7 @@ export function createEventsService({
   const listDeps = { storage, venues, organizers, categories, tags, siteTimezone, perPageMax, geolocEnabled, reads, geo, now };
   const { list } = createEventList(listDeps);
   // The feed is the list with ICS_MAX_EVENTS as its largest page.
-  const { feed } = createEventFeed({ storage, list: createEventList({ ...listDeps, perPageMax: feedMax }).list, feedMax });
+  const { feed } = createEventFeed({ storage, list: createEventList({ ...listDeps, perPageMax: feedMax }).list, feedMax, reads, now });
   const { findEvent, assertReadable, relationsOf } = reads;
 
   /** Updates and trashing of one event, one at a time (see `update`). */

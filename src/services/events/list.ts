@@ -248,6 +248,8 @@ export function createEventList(deps: EventListDeps) {
       total,
       paging: compiled.paging,
       args,
+      /** The statuses listed, as readers see them (the feed tells which occurrences of a series the caller sees). */
+      statuses: resolved.statuses,
     };
   }
 
