@@ -1,5 +1,6 @@
 import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { ErrorResponses, IdParamsSchema, SlugParamsSchema } from '../schemas/common.js';
 import {
   EVENT_GENERATED_FIELDS,
@@ -11,6 +12,7 @@ import {
   EventReadQuerySchema,
   EventResponseSchema,
 } from '../schemas/events.js';
+import { SeriesResponseSchema } from '../schemas/series.js';
 import { ApiError } from '../errors.js';
 import { totalPages } from '../query/paging.js';
 import { redactProtected, serializeEvent, serializeEventJson } from '../serialize/events.js';
@@ -22,6 +24,7 @@ import { eventFeedRoutes } from './event-feeds.js';
 import { ignoreBodyFields } from './hooks.js';
 import { listMayBeKept } from './list-cache.js';
 import { serialized, withIfMatch } from './preconditions.js';
+import { presentSeries } from './series.js';
 
 export interface EventRoutesOptions extends ApiRouteOptions {
   events: EventsService;
@@ -75,11 +78,17 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
     {
       config: { access: 'write', idempotency: 'posts' },
       preValidation: stripGenerated,
-      schema: { body: EventCreateSchema, response: { 201: EventResponseSchema, ...ErrorResponses } },
+      // With `recurrence` the answer is the new series (GET /series/{id}).
+      schema: { body: EventCreateSchema, response: { 201: Type.Union([EventResponseSchema, SeriesResponseSchema]), ...ErrorResponses } },
     },
     async (request, reply) => {
-      const result = await events.create(request.body, request.caller!, request.reservedId ?? undefined);
-      return reply.code(201).send(present(request, result));
+      const { body } = request;
+      const reservedId = request.reservedId ?? undefined;
+      if (body.recurrence !== undefined) {
+        const view = await events.createSeries({ ...body, recurrence: body.recurrence }, request.caller!, reservedId);
+        return reply.code(201).send(presentSeries(request, options, view, false));
+      }
+      return reply.code(201).send(present(request, await events.create(body, request.caller!, reservedId)));
     },
   );
 

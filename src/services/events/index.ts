@@ -1,9 +1,9 @@
 /**
  * The events service: single-event use cases (create, read, update — truly partial — and trash),
  * the list, and the import's bulk writes, built from modules of one job each:
- * read.ts (finding and access), fields.ts and links.ts (resolving a write), writes.ts (one
+ * read.ts (finding and access), fields.ts, links.ts and prepare.ts (resolving a write), writes.ts (one
  * event's writes), bulk.ts (many creates at once), list.ts (GET /events), feed.ts (GET /events.ics),
- * geo.ts (geolocation).
+ * geo.ts (geolocation). Recurring series and their occurrences: src/services/recurrence/.
  */
 import { KeyedLock } from '../../lib/keyed-lock.js';
 import { type EventCreate } from '../../schemas/events.js';
@@ -22,6 +22,8 @@ import { createEventLinks } from './links.js';
 import { createEventList } from './list.js';
 import { createEventReads, type EventKey, type ReadOptions } from './read.js';
 import { createEventWrites } from './writes.js';
+import { createRecurrence } from '../recurrence/index.js';
+import { type RecurrenceInput } from '../../lib/recurrence/index.js';
 
 export { type EventKey, type ReadOptions } from './read.js';
 
@@ -29,7 +31,7 @@ export { type EventKey, type ReadOptions } from './read.js';
 export type EventPrecondition = (current: { doc: EventDoc; relations: EventRelations } | null) => void;
 
 export interface EventsServiceDeps {
-  storage: Pick<Storage, 'events' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
+  storage: Pick<Storage, 'events' | 'series' | 'venues' | 'organizers' | 'categories' | 'tags' | 'nextId'>;
   siteTimezone: string;
   perPageMax: number;
   /** ICS_MAX_EVENTS: the most events a feed holds; left out, a page's worth (the import serves no feeds). */
@@ -44,6 +46,9 @@ export interface EventsServiceDeps {
   tags: TermsService;
   /** Writes that take an event out of a list leave a tombstone. */
   tombstones: TombstoneRecorder;
+  /** RECURRENCE_HORIZON_DAYS and RECURRENCE_MAX_OCCURRENCES; left out, their defaults. */
+  recurrenceHorizonDays?: number;
+  recurrenceMaxOccurrences?: number;
   now?: () => Date;
 }
 
@@ -58,6 +63,8 @@ export function createEventsService({
   categories,
   tags,
   tombstones,
+  recurrenceHorizonDays = 730,
+  recurrenceMaxOccurrences = 1000,
   now = () => new Date(),
 }: EventsServiceDeps) {
   const reads = createEventReads({ storage, venues, organizers, categories, tags, now });
@@ -71,8 +78,10 @@ export function createEventsService({
   const { feed } = createEventFeed({ storage, list: createEventList({ ...listDeps, perPageMax: feedMax }).list, feedMax });
   const { findEvent, assertReadable, relationsOf } = reads;
 
-  /** Updates and trashing of one event, one at a time (see `update`). */
+  /** Updates and trashing of one event, one at a time (see `update`); of a series, too. */
   const locks = new KeyedLock<number>();
+  const recurrenceDeps = { storage, writes, reads, locks, horizonDays: recurrenceHorizonDays, maxOccurrences: recurrenceMaxOccurrences, now };
+  const recurrence = createRecurrence(recurrenceDeps);
 
   /**
    * The event as stored, once `precondition` (a request's `If-Match`) has accepted it as the
@@ -101,6 +110,18 @@ export function createEventsService({
       const stored = await writes.createDoc(input, caller, reservedId);
       return { doc: stored, relations: await relationsOf(stored, caller) };
     },
+
+    /** POST /events with `recurrence`: the series as its creator reads it (GET /series/{id}). */
+    async createSeries(input: EventCreate & { recurrence: RecurrenceInput }, caller: Caller, reservedId?: number) {
+      const series = await recurrence.createSeries(input, caller, reservedId);
+      return recurrence.getSeries(series._id, { caller, context: 'edit' });
+    },
+
+    /** GET /series/{id}. */
+    getSeries: recurrence.getSeries,
+
+    /** Writes the occurrences that entered the horizon (the app runs it at start and hourly). */
+    extendSeries: recurrence.extendSeries,
 
     /**
      * Per-field last writer wins: an update writes only the fields it changes, read-modify-write
