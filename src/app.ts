@@ -16,6 +16,7 @@ import { installLoadShedding } from './plugins/load-shedding.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installRateLimit, rateLimitsOf } from './plugins/rate-limit.js';
 import { clientErrorHandler, installErrorHandling, replyWithRouterError } from './plugins/error-handler.js';
+import { installSeriesExtension } from './plugins/series-extension.js';
 import { installValidation } from './plugins/validation.js';
 import { type ApiRouteOptions } from './routes/context.js';
 import { NAMESPACE, ROOTS, routedUrl } from './routes/roots.js';
@@ -30,6 +31,7 @@ import { ProbeQuietLogController, healthRoutes } from './routes/health.js';
 import { homeRoutes } from './routes/home.js';
 import { categoryRouteOptions, categoryRoutes } from './routes/categories.js';
 import { organizerRouteOptions, organizerRoutes } from './routes/organizers.js';
+import { seriesRoutes } from './routes/series.js';
 import { syncRoutes } from './routes/sync.js';
 import { tagRouteOptions, tagRoutes } from './routes/tags.js';
 import { venueRouteOptions, venueRoutes } from './routes/venues.js';
@@ -139,6 +141,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
     onSweepError: (error) => app.log.warn({ err: error }, 'idempotency: sweeping expired records failed'),
   });
   installIdempotency(app, idempotency);
+  installSeriesExtension(app, services.events.extendSeries);
   // Validators, Cache-Control and the response cache of anonymous reads, on every route below.
   const clock = now ?? (() => new Date());
   const freshness = createFreshness({ storage, siteTimezone: config.siteTimezone, now: clock });
@@ -182,6 +185,7 @@ function registerResourceRoutes(app: FastifyInstance, base: ApiRouteOptions & { 
   app.register(categoryRoutes, categoryRouteOptions(base, categories));
   app.register(tagRoutes, tagRouteOptions(base, tags));
   app.register(syncRoutes, { ...base, tombstones });
+  app.register(seriesRoutes, { ...base, events });
 }
 
 /** The body parsers: JSON (an empty body is no body) and form bodies. */

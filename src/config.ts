@@ -93,6 +93,10 @@ export interface Config {
   tecCompatPath: boolean;
   /** TOMBSTONE_DAYS: how long `GET /deleted` remembers a record that left the lists (src/services/tombstones.ts). */
   tombstoneDays: number;
+  /** RECURRENCE_HORIZON_DAYS: a series' occurrences are written up to this many days ahead (src/services/recurrence/). */
+  recurrenceHorizonDays: number;
+  /** RECURRENCE_MAX_OCCURRENCES: the most occurrences one series may have. */
+  recurrenceMaxOccurrences: number;
 }
 
 /**
@@ -252,6 +256,13 @@ export const ConfigSchema = Type.Object(
       3650,
       'Days `GET /deleted` remembers a record that was trashed, deleted or hidden (incremental sync); a client whose last sync is older must load everything again (410 `rest_sync_expired`)',
     ),
+    RECURRENCE_HORIZON_DAYS: whole(
+      730,
+      1,
+      3650,
+      "Days ahead up to which a recurring series' occurrences are written as events; later ones are written as time passes (hourly)",
+    ),
+    RECURRENCE_MAX_OCCURRENCES: whole(1000, 1, 100_000, 'Most occurrences one recurring series may have (its rule must end: `COUNT` or `UNTIL`)'),
     SERIALIZATION_MEMO_ENTRIES: whole(
       25_000,
       0,
@@ -473,5 +484,7 @@ export function loadConfig(env: Env = process.env): Config {
     cacheMaxAge: s.CACHE_MAX_AGE,
     tecCompatPath: s.TEC_COMPAT_PATH,
     tombstoneDays: s.TOMBSTONE_DAYS,
+    recurrenceHorizonDays: s.RECURRENCE_HORIZON_DAYS,
+    recurrenceMaxOccurrences: s.RECURRENCE_MAX_OCCURRENCES,
   });
 }

@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'rest-organizer-not-found',
   'rest-category-not-found',
   'rest-tag-not-found',
+  'rest-series-not-found',
   'event-archive-page-not-found',
   'venue-archive-page-not-found',
   'organizer-archive-page-not-found',
@@ -143,7 +144,7 @@ export class MissingParamsError extends ApiError {
   }
 }
 
-export type ResourceKind = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+export type ResourceKind = 'event' | 'venue' | 'organizer' | 'category' | 'tag' | 'series';
 
 /** 404 `rest-<kind>-not-found` (a missing resource is a 404 for every type). */
 export class NotFoundError extends ApiError {

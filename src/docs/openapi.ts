@@ -31,6 +31,8 @@ import {
   TagResponseSchema,
   TermUrlsSchema,
 } from '../schemas/terms.js';
+import { RecurrenceInputSchema } from '../schemas/recurrence.js';
+import { SeriesResponseSchema } from '../schemas/series.js';
 import { DeletedListResponseSchema, TombstoneSchema } from '../schemas/sync.js';
 import { VenueCreateSchema, VenueListResponseSchema, VenuePatchSchema, VenueResponseSchema } from '../schemas/venues.js';
 import { type CatalogRoute } from './route-catalog.js';
@@ -75,6 +77,8 @@ const COMPONENT_SCHEMAS: ReadonlyArray<readonly [string, TSchema]> = [
   ['TermUrls', TermUrlsSchema],
   ['Tombstone', TombstoneSchema],
   ['DeletedList', DeletedListResponseSchema],
+  ['Series', SeriesResponseSchema],
+  ['RecurrenceInput', RecurrenceInputSchema],
 ];
 
 /** Reason-phrase names of the shared error responses (`components.responses`). */
@@ -100,6 +104,7 @@ const SINGULAR: Readonly<Record<string, string>> = {
   organizers: 'Organizer',
   categories: 'Category',
   tags: 'Tag',
+  series: 'Series',
 };
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);

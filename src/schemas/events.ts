@@ -24,6 +24,7 @@ import { i18n, type MessageKey } from '../i18n/index.js';
 import { EVENT_ORDER_BY } from '../query/events.js';
 import { DEFAULT_RADIUS, MAX_RADIUS } from '../query/geo.js';
 import { OrganizerCreateSchema, OrganizerResponseSchema } from './organizers.js';
+import { RecurrenceInputSchema } from './recurrence.js';
 import { EventTermSchema } from './terms.js';
 import { JsonLdSchema, VenueCreateSchema, VenueResponseSchema } from './venues.js';
 
@@ -98,6 +99,7 @@ const eventFields = {
     title: 'integer',
     ...i18n('event.post_parent'),
   }),
+  recurrence: RecurrenceInputSchema,
 };
 
 type EventFields = typeof eventFields;
@@ -152,6 +154,13 @@ export const EVENT_GENERATED_FIELDS = [
   'custom_fields',
   'json_ld',
   'distance',
+  'is_recurring',
+  'series_id',
+  'occurrence_date',
+  'is_exception',
+  'occurrences',
+  'exceptions',
+  'next_occurrences',
 ] as const;
 
 export const EventReadQuerySchema = Type.Object(
@@ -162,6 +171,15 @@ export const EventReadQuerySchema = Type.Object(
   { additionalProperties: true },
 );
 export type EventReadQuery = Static<typeof EventReadQuerySchema>;
+
+/** `scope` of a write of an occurrence of a series (docs/recurrence.md); a single event takes only `this`. */
+const ScopeSchema = Type.Union([Type.Literal('this'), Type.Literal('following'), Type.Literal('all')], { default: 'this', ...i18n('eventWrite.scope') });
+
+/** PUT/PATCH/POST of one event. Unknown parameters are ignored. */
+export const EventWriteQuerySchema = Type.Object({ scope: Type.Optional(ScopeSchema) }, { additionalProperties: true });
+
+/** DELETE of one event: the read parameters and `scope`. */
+export const EventDeleteQuerySchema = Type.Object({ ...EventReadQuerySchema.properties, scope: Type.Optional(ScopeSchema) }, { additionalProperties: true });
 
 export const CostDetailsSchema = Type.Object(
   {
@@ -221,6 +239,11 @@ export const EventResponseSchema = Type.Object(
     // these extension fields ahead of `json_ld` (the documented order puts them after it).
     ticketed: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], i18n('event.ticketed'))),
     post_parent: Type.Optional(Type.Integer(i18n('field.post_parent'))),
+    // Occurrences of a series only (single events leave them out).
+    is_recurring: Type.Optional(Type.Boolean(i18n('field.is_recurring'))),
+    series_id: Type.Optional(Type.Integer(i18n('field.series_id'))),
+    occurrence_date: Type.Optional(Type.String(i18n('field.occurrence_date'))),
+    is_exception: Type.Optional(Type.Boolean(i18n('field.is_exception'))),
     distance: Type.Optional(Type.Number(i18n('event.distance'))),
   },
   { additionalProperties: false, ...i18n('schema.event') },

@@ -66,7 +66,7 @@ function eventHead(doc: EventDoc, ctx: SerializeContext): EventResponse {
   const end = formatWallClock(doc.endUtc, doc.timezone);
   const utcStart = formatWallClock(doc.startUtc, 'UTC');
   const utcEnd = formatWallClock(doc.endUtc, 'UTC');
-  return {
+  const head: EventResponse = {
     id: doc._id,
     global_id: id,
     global_id_lineage: [id],
@@ -110,6 +110,14 @@ function eventHead(doc: EventDoc, ctx: SerializeContext): EventResponse {
     ticketed: doc.ticketed,
     post_parent: doc.postParent ?? 0,
   };
+  // An occurrence of a series says so; a single event's bytes stay the reference's.
+  if (doc.seriesId !== undefined) {
+    head.is_recurring = true;
+    head.series_id = doc.seriesId;
+    head.occurrence_date = doc.occurrenceDate ?? '';
+    head.is_exception = doc.isException ?? false;
+  }
+  return head;
 }
 
 const byName = (a: { doc: TermDoc }, b: { doc: TermDoc }): number => byNameCollator.compare(a.doc.name, b.doc.name) || a.doc._id - b.doc._id;

@@ -15,7 +15,8 @@ import { createVenuesService, type VenuesService } from './venues.js';
 export interface ServicesDeps {
   storage: Storage;
   /** GEOLOC_ENABLED left out: on (the event list's geolocation parameters take effect); ICS_MAX_EVENTS: see the events service. */
-  config: Pick<Config, 'siteTimezone' | 'perPageMax'> & Partial<Pick<Config, 'geolocEnabled' | 'tombstoneDays' | 'icsMaxEvents'>>;
+  config: Pick<Config, 'siteTimezone' | 'perPageMax'> &
+    Partial<Pick<Config, 'geolocEnabled' | 'tombstoneDays' | 'icsMaxEvents' | 'recurrenceHorizonDays' | 'recurrenceMaxOccurrences'>>;
   /** The services' clock; the system clock when absent. */
   now?: (() => Date) | undefined;
   /** Where a failed background pruning of tombstones is reported. */
@@ -36,7 +37,15 @@ export interface Services {
 const DEFAULT_TOMBSTONE_DAYS = 30;
 
 export function createServices({ storage, config, now, onPruneError }: ServicesDeps): Services {
-  const { siteTimezone, perPageMax, geolocEnabled, icsMaxEvents, tombstoneDays = DEFAULT_TOMBSTONE_DAYS } = config;
+  const {
+    siteTimezone,
+    perPageMax,
+    geolocEnabled,
+    icsMaxEvents,
+    tombstoneDays = DEFAULT_TOMBSTONE_DAYS,
+    recurrenceHorizonDays,
+    recurrenceMaxOccurrences,
+  } = config;
   const tombstones = createTombstones({ storage, retentionDays: tombstoneDays, siteTimezone, perPageMax, now, onPruneError });
   const venues = createVenuesService({ storage, siteTimezone, perPageMax, tombstones, now });
   const organizers = createOrganizersService({ storage, siteTimezone, perPageMax, tombstones, now });
@@ -53,6 +62,8 @@ export function createServices({ storage, config, now, onPruneError }: ServicesD
     categories,
     tags,
     tombstones,
+    recurrenceHorizonDays,
+    recurrenceMaxOccurrences,
     now,
   });
   return { events, venues, organizers, categories, tags, tombstones };

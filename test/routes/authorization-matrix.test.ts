@@ -165,6 +165,8 @@ interface Fixture {
   events: Record<Exclude<EventTarget, 'missing'> | 'linkedDraft' | 'linkedScheduled', Ref>;
   venues: Record<Exclude<PostTarget, 'missing'>, Ref>;
   organizers: Record<Exclude<PostTarget, 'missing'>, Ref>;
+  /** Recurring series starting beyond the horizon: no occurrence is written, the lists are unchanged. */
+  series: Record<'published' | 'draft', Ref>;
   category: Ref;
   tag: Ref;
   /** Each event's links as stored: venue id (or null) and organizer ids in order. */
@@ -267,6 +269,26 @@ async function buildFixture(t: TestApp): Promise<Fixture> {
       organizer: [organizers.private.id, organizers.due.id, organizers.pending.id, organizers.trashed.id],
     }),
   };
+  const seriesOf = async (slug: string, fields: Body): Promise<Ref> => {
+    const start = inDays(3 * 365);
+    const body = await editor(
+      'POST',
+      '/events',
+      makeEventInput({
+        slug,
+        start_date: wall(start),
+        end_date: wall(new Date(start.getTime() + 3_600_000)),
+        recurrence: { rrule: 'FREQ=WEEKLY;COUNT=3' },
+        ...fields,
+      }),
+    );
+    links.set(body.id as number, { venue: (fields.venue as number | undefined) ?? null, organizers: (fields.organizer as number[] | undefined) ?? [] });
+    return { id: body.id as number, slug: body.slug as string };
+  };
+  const series = {
+    published: await seriesOf('matrix-series', { title: 'Matrix weekly series', ...publicLinks }),
+    draft: await seriesOf(`${SECRET}-series`, { ...hidden('series'), status: 'draft' }),
+  };
   await editor('DELETE', `/events/${events.trashed.id}`);
   await editor('PATCH', `/events/${events.protected.id}`, { password: PASSWORD });
   await editor('PATCH', `/events/${events.protectedDraft.id}`, { password: DRAFT_PASSWORD });
@@ -279,6 +301,7 @@ async function buildFixture(t: TestApp): Promise<Fixture> {
     );
   return {
     events,
+    series,
     venues,
     organizers,
     category: { id: category._id, slug: category.slug },
@@ -660,6 +683,9 @@ function buildRows(fx: Fixture, t: () => TestApp): Row[] {
   readRow('/doc', `${API}/doc`, same(ok));
   // Tombstones name a type and an id, nothing more: anyone may ask (the fixture trashed nothing
   // through the API, so none are listed).
+  readRow('/series/{id}', `${API}/series/${fx.series.published.id}`, same(ok));
+  readRow('/series/{id}', `/de${API}/series/${fx.series.draft.id}`, tokenOnly(notAccessible));
+  readRow('/series/{id}', `${API}/series/${MISSING_ID}`, same(err(404, 'rest-series-not-found')));
   readRow('/deleted', `${API}/deleted?since=-1%20day`, same(ok));
   readRow('/deleted', `${API}/deleted?since=2000-01-01`, same(err(410, 'rest_sync_expired')));
   readRow('/deleted', `${API}/deleted`, same(err(400, 'rest_missing_callback_param')));

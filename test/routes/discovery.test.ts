@@ -35,6 +35,7 @@ const ROUTE_KEYS = [
   `/${NS}/tags`,
   `/${NS}/tags/(?P<id>\\d+)`,
   `/${NS}/deleted`,
+  `/${NS}/series/(?P<id>\\d+)`,
 ];
 
 type Arg = Record<string, unknown> & { required: boolean; description?: string; default?: unknown; type?: unknown };

@@ -35,6 +35,7 @@ const SPEC_OPERATIONS = [
   ...['events', 'venues', 'organizers', 'categories', 'tags'].flatMap((r) => [`get /${r}`, `post /${r}`, ...SINGLE.map((m) => `${m} /${r}/{id}`)]),
   ...['events', 'venues', 'organizers'].flatMap((r) => SINGLE.map((m) => `${m} /${r}/by-slug/{slug}`)),
   'get /deleted',
+  'get /series/{id}',
   // The iCalendar feeds.
   ...['/events.ics', '/events/{id}.ics', '/events/by-slug/{slug}.ics'].map((p) => `get ${p}`),
 ].sort();
@@ -211,7 +212,7 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
 
     it(`names the tags in ${language}, and files every operation under one of them`, () => {
       const doc = docs[root]!;
-      const groups = ['discovery', 'events', 'venues', 'organizers', 'categories', 'tags', 'deleted'];
+      const groups = ['discovery', 'events', 'venues', 'organizers', 'categories', 'tags', 'deleted', 'series'];
       expect(doc.tags.map((tag) => tag.name)).toEqual(groups.map((group) => MESSAGES[language][`groupName.${group}`]));
       expect(doc.tags.map((tag) => tag.description)).toEqual(groups.map((group) => MESSAGES[language][`group.${group}`]));
       const names = new Set(doc.tags.map((tag) => tag.name));
@@ -256,7 +257,10 @@ describe(`${engine.name} engine: OpenAPI document`, () => {
         required: false,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/EventUpdate' } } },
       });
-      expect(create.responses['201']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' } } } });
+      // With `recurrence` the create answers the new series.
+      expect(create.responses['201']).toMatchObject({
+        content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/Event' }, { $ref: '#/components/schemas/Series' }] } } },
+      });
       expect(Object.keys(doc.paths['/events']!.get!.responses['200']!.headers as Json)).toEqual(['X-TEC-Total', 'X-TEC-TotalPages', 'Link']);
       const search = doc.paths['/events']!.get!.parameters!.find((p) => p.name === 'search');
       expect(search).toMatchObject({ in: 'query', required: false, description: MESSAGES[language]['eventList.search'], schema: { type: 'string' } });
@@ -489,6 +493,17 @@ describe(`${engine.name} engine: real responses match the documented schemas`, (
     await call('get', '/events/{id}', { params: { id: event.id as number }, headers: {} }); // trashed, anonymous
     await call('get', '/deleted', { query: '?since=-1%20day&type=event,venue', headers: {} });
     await call('get', '/deleted', { query: '?since=2000-01-01' }); // 410 rest_sync_expired
+
+    // A recurring series: created, read, and an occurrence read as an event (next week: within
+    // the horizon of occurrences written at once).
+    const nextWeek = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+    const series = await call('post', '/events', {
+      payload: { title: 'Weekly', start_date: `${nextWeek} 19:00:00`, end_date: `${nextWeek} 21:00:00`, recurrence: { rrule: 'FREQ=WEEKLY;COUNT=3' } },
+    });
+    await call('get', '/series/{id}', { params: { id: series.id as number }, headers: {} });
+    await call('get', '/events/{id}', { params: { id: (series.next_occurrences as Json[])[0]!.id as number }, headers: {} });
+    await call('get', '/series/{id}', { params: { id: 999_999 }, headers: {} }); // 404
+    await call('post', '/events', { payload: { title: 'x', start_date: '2030-03-05', end_date: '2030-03-05', recurrence: { rrule: 'FREQ=WEEKLY' } } }); // 400
   });
   afterAll(async () => {
     await t?.close();

@@ -55,6 +55,8 @@ describe('loadConfig', () => {
       cacheMaxAge: 0,
       tecCompatPath: true,
       tombstoneDays: 30,
+      recurrenceHorizonDays: 730,
+      recurrenceMaxOccurrences: 1000,
       healthDetails: false,
       allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
     });

@@ -1,10 +1,11 @@
 /**
  * The events service: single-event use cases (create, read, update — truly partial — and trash),
  * the list, and the import's bulk writes, built from modules of one job each:
- * read.ts (finding and access), fields.ts and links.ts (resolving a write), writes.ts (one
+ * read.ts (finding and access), fields.ts, links.ts and prepare.ts (resolving a write), writes.ts (one
  * event's writes), bulk.ts (many creates at once), list.ts (GET /events), feed.ts (GET /events.ics),
- * geo.ts (geolocation).
+ * geo.ts (geolocation). Recurring series and their occurrences: src/services/recurrence/.
  */
+import { invalidParam } from '../../errors.js';
 import { KeyedLock } from '../../lib/keyed-lock.js';
 import { type EventCreate } from '../../schemas/events.js';
 import { type EventRelations } from '../../serialize/events.js';
@@ -22,6 +23,8 @@ import { createEventLinks } from './links.js';
 import { createEventList } from './list.js';
 import { createEventReads, type EventKey, type ReadOptions } from './read.js';
 import { createEventWrites } from './writes.js';
+import { createRecurrence, type Scope } from '../recurrence/index.js';
+import { type RecurrenceInput } from '../../lib/recurrence/index.js';
 
 export { type EventKey, type ReadOptions } from './read.js';
 
@@ -44,7 +47,31 @@ export interface EventsServiceDeps {
   tags: TermsService;
   /** Writes that take an event out of a list leave a tombstone. */
   tombstones: TombstoneRecorder;
+  /** RECURRENCE_HORIZON_DAYS and RECURRENCE_MAX_OCCURRENCES; left out, their defaults. */
+  recurrenceHorizonDays?: number;
+  recurrenceMaxOccurrences?: number;
   now?: () => Date;
+}
+
+/** A single event has no series: only scope `this`, and no `recurrence` (400 naming the parameter). */
+function refuseSeriesScope(scope: Scope, input: EventInput): void {
+  if (scope !== 'this') throw invalidParam('scope', 'scope must be this: the event is not an occurrence of a recurring series.');
+  if (input.recurrence !== undefined)
+    throw invalidParam('recurrence', 'recurrence can be given when creating an event, or with scope=all or scope=following on an occurrence.');
+}
+
+/** A write of one event: an occurrence's through its series, a single event's under its own lock. */
+function writeOf(
+  locks: KeyedLock<number>,
+  found: EventDoc,
+  scope: Scope,
+  input: EventInput,
+  occurrence: () => Promise<EventDoc>,
+  single: () => Promise<EventDoc>,
+): Promise<EventDoc> {
+  if (found.seriesId !== undefined) return occurrence();
+  refuseSeriesScope(scope, input);
+  return locks.run(found._id, single);
 }
 
 export function createEventsService({
@@ -58,6 +85,8 @@ export function createEventsService({
   categories,
   tags,
   tombstones,
+  recurrenceHorizonDays = 730,
+  recurrenceMaxOccurrences = 1000,
   now = () => new Date(),
 }: EventsServiceDeps) {
   const reads = createEventReads({ storage, venues, organizers, categories, tags, now });
@@ -71,8 +100,10 @@ export function createEventsService({
   const { feed } = createEventFeed({ storage, list: createEventList({ ...listDeps, perPageMax: feedMax }).list, feedMax, reads, now });
   const { findEvent, assertReadable, relationsOf } = reads;
 
-  /** Updates and trashing of one event, one at a time (see `update`). */
+  /** Updates and trashing of one event, one at a time (see `update`); of a series, too. */
   const locks = new KeyedLock<number>();
+  const recurrenceDeps = { storage, writes, reads, locks, horizonDays: recurrenceHorizonDays, maxOccurrences: recurrenceMaxOccurrences, now };
+  const recurrence = createRecurrence(recurrenceDeps);
 
   /**
    * The event as stored, once `precondition` (a request's `If-Match`) has accepted it as the
@@ -102,20 +133,36 @@ export function createEventsService({
       return { doc: stored, relations: await relationsOf(stored, caller) };
     },
 
+    /** POST /events with `recurrence`: the series as its creator reads it (GET /series/{id}). */
+    async createSeries(input: EventCreate & { recurrence: RecurrenceInput }, caller: Caller, reservedId?: number) {
+      const series = await recurrence.createSeries(input, caller, reservedId);
+      return recurrence.getSeries(series._id, { caller, context: 'edit' });
+    },
+
+    /** GET /series/{id}. */
+    getSeries: recurrence.getSeries,
+
+    /** Writes the occurrences that entered the horizon (the app runs it at start and hourly). */
+    extendSeries: recurrence.extendSeries,
+
     /**
      * Per-field last writer wins: an update writes only the fields it changes, read-modify-write
      * under the event's lock (KeyedLock) so derived fields follow the latest version.
      */
-    async update(key: EventKey, input: EventInput, caller: Caller, precondition?: EventPrecondition) {
-      const { _id } = await findEvent(key);
-      const updated = await locks.run(_id, async () => writes.updateDoc(await checked(_id, caller, precondition), input, caller));
+    async update(key: EventKey, input: EventInput, caller: Caller, precondition?: EventPrecondition, scope: Scope = 'this') {
+      const found = await findEvent(key);
+      const current = () => checked(found._id, caller, precondition);
+      const occurrence = () => recurrence.updateOccurrence(found, current, input, caller, scope);
+      const updated = await writeOf(locks, found, scope, input, occurrence, async () => writes.updateDoc(await current(), input, caller));
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 
-    /** Moves the event to the trash; a second delete is 410. */
-    async trash(key: EventKey, caller: Caller, precondition?: EventPrecondition) {
-      const { _id } = await findEvent(key);
-      const updated = await locks.run(_id, async () => writes.trashDoc(await checked(_id, caller, precondition)));
+    /** Moves the event to the trash (an occurrence: with `scope`); a second delete is 410. */
+    async trash(key: EventKey, caller: Caller, precondition?: EventPrecondition, scope: Scope = 'this') {
+      const found = await findEvent(key);
+      const current = () => checked(found._id, caller, precondition);
+      const occurrence = () => recurrence.trashOccurrence(found, current, scope);
+      const updated = await writeOf(locks, found, scope, {}, occurrence, async () => writes.trashDoc(await current()));
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 

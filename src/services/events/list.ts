@@ -22,7 +22,7 @@ import { distancePage, type EventGeo, type GeoFilter } from './geo.js';
 import { type EventReads, readsInFull, unlocks } from './read.js';
 
 export interface EventListDeps {
-  storage: Pick<Storage, 'events' | 'venues' | 'organizers'>;
+  storage: Pick<Storage, 'events' | 'series' | 'venues' | 'organizers'>;
   /** Anonymous callers may filter only by venues and organizers they can see. */
   venues: Pick<VenuesService, 'visibleTo'>;
   organizers: Pick<OrganizersService, 'visibleTo'>;
@@ -157,6 +157,11 @@ async function modifiedFilter(
   return { clauses: modifiedClauses(bounds, { after, before }), echo, given: true };
 }
 
+/** `post_parent`'s record: an event, or a series (whose occurrences name it as their parent). */
+async function parentOf(storage: Pick<Storage, 'events' | 'series'>, id: number) {
+  return (await storage.events.findById(id)) ?? (await storage.series.findById(id));
+}
+
 export function createEventList(deps: EventListDeps) {
   const { storage, venues, organizers, categories, tags, siteTimezone, perPageMax, geolocEnabled, reads, geo: geolocation, now } = deps;
 
@@ -195,11 +200,11 @@ export function createEventList(deps: EventListDeps) {
       query.tags === undefined ? undefined : tags.resolveList(query.tags, 'tags', errors, caller),
       query.venue === undefined ? undefined : existingIds('venues', query.venue, 'venue', errors, caller),
       query.organizer === undefined ? undefined : existingIds('organizers', query.organizer, 'organizer', errors, caller),
-      query.post_parent === undefined ? undefined : storage.events.findById(query.post_parent),
+      query.post_parent === undefined ? undefined : parentOf(storage, query.post_parent),
       modifiedFilter(deps, query, errors),
     ]);
     if (query.post_parent !== undefined && !eventUsableBy(parent ?? null, caller, now())) {
-      errors.add('post_parent', 'post_parent must be the id of an existing event.');
+      errors.add('post_parent', 'post_parent must be the id of an existing event or series.');
     }
     const include = query.include === undefined ? undefined : idList(query.include, 'include', errors);
     const input: EventListInput = {

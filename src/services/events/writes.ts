@@ -4,19 +4,18 @@
  * return the stored document without its relations: the API adds them (index.ts), the import calls
  * these directly so a bulk load does not recount terms after every record.
  */
-import { slugFrom } from '../../lib/slug.js';
 import { ConflictError, DuplicateKeyError, GoneError, NotFoundError } from '../../errors.js';
 import { type EventCreate } from '../../schemas/events.js';
 import { type Collection, type EventDoc, type Storage } from '../../storage/port.js';
 import { type Caller } from '../access.js';
-import { changedFields } from '../changes.js';
-import { holdOf } from '../holds.js';
-import { ParamErrors } from '../input.js';
 import { type TermsService } from '../terms.js';
 import { eventVisibility, type TombstoneRecorder } from '../tombstones.js';
 import { insertWithUniqueSlug as insertUnique } from '../unique-slug.js';
-import { completeResolved, type EventInput, newEventDoc, resolveFields } from './fields.js';
-import { type EventLinkResolver, linkExisting } from './links.js';
+import { type EventInput } from './fields.js';
+import { type EventLinkResolver } from './links.js';
+import { createWritePreparation } from './prepare.js';
+
+export { type WriteCheck } from './prepare.js';
 
 /** The unique index of event slugs: a clash on it is a slug to make unique, or a conflict. */
 export const SLUG_INDEX = 'events_slug_unique';
@@ -51,18 +50,6 @@ export interface EventWritesDeps {
   now: () => Date;
 }
 
-/** 409 rest_slug_conflict when another event owns `slug`. */
-async function assertSlugFree(storage: Pick<Storage, 'events'>, slug: string, id: number): Promise<void> {
-  const owner = await storage.events.findOne({ slug });
-  if (owner && owner._id !== id) {
-    throw new ConflictError(
-      'rest_slug_conflict',
-      { key: 'errorMessage.rest_slug_conflict.eventId', values: { slug, id: owner._id } },
-      { params: { slug: 'slug is already in use.' } },
-    );
-  }
-}
-
 /** A write's error: a 409 when it lost a race for the slug between the check and the write. */
 function slugConflictOf(err: unknown, slug: string | undefined): unknown {
   if (!(err instanceof DuplicateKeyError && err.index === SLUG_INDEX)) return err;
@@ -74,27 +61,21 @@ function slugConflictOf(err: unknown, slug: string | undefined): unknown {
 }
 
 export function createEventWrites({ storage, siteTimezone, links: linker, categories, tags, tombstones, now }: EventWritesDeps) {
+  const { prepareCreate, prepareUpdate, changes } = createWritePreparation({ storage, siteTimezone, linker, now });
+
   /** Term counts include this event from now on. */
   function termsChanged(): void {
     categories.invalidate();
     tags.invalidate();
   }
 
-  /** Turns the body into stored fields, checking every value and reference; throws one 400 naming all. */
-  async function resolve(input: EventInput, current: EventDoc | null, caller: Caller) {
-    const errors = new ParamErrors();
-    const at = now();
-    const set = resolveFields(input, current, errors, at, siteTimezone);
-    const { links, postParent } = await linker.resolveLinks(input, current, errors);
-    completeResolved(input, current, caller, set, postParent, errors, at);
-    return { set, links };
-  }
-
-  /** A new event's document, every value and reference checked and nested records created; not stored yet. */
-  async function prepareCreate(input: EventCreate, caller: Caller, reservedId?: number): Promise<EventDoc> {
-    const { set, links } = await resolve(input, null, caller);
-    await linker.commitLinks(set, links, caller, holdOf({ status: set.status ?? 'publish', dateUtc: set.dateUtc ?? now() }));
-    return newEventDoc(reservedId ?? (await storage.nextId('posts')), input, set, now(), siteTimezone);
+  /**
+   * After a create is stored (or found stored by an earlier attempt, which may have ended before
+   * this): the records it uses are released and the term counts told.
+   */
+  async function afterCreate(stored: readonly EventDoc[]): Promise<void> {
+    await linker.releaseHeld(stored);
+    termsChanged();
   }
 
   /**
@@ -114,22 +95,19 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
     }
     // Also after an earlier attempt's insert: that attempt may have ended before telling the terms
     // or releasing the records it uses.
-    await linker.releaseHeld([stored]);
-    termsChanged();
+    await afterCreate([stored]);
     return stored;
   }
 
   async function updateDoc(current: EventDoc, input: EventInput, caller: Caller): Promise<EventDoc> {
-    const { set, links } = await resolve(input, current, caller);
-    if (input.slug !== undefined) {
-      const slug = slugFrom(input.slug, current.slug);
-      if (slug !== current.slug) await assertSlugFree(storage, slug, current._id);
-      if (slug !== current.slug) set.slug = slug;
-    }
-    await linker.commitLinks(set, links, caller, holdOf({ ...current, ...set }));
+    return applyUpdate(current, await prepareUpdate(current, input, caller));
+  }
+
+  /** Writes prepared fields (prepareUpdate) to `current`: the tombstone, the holds and the term counts follow. */
+  async function applyUpdate(current: EventDoc, set: Partial<EventDoc>, unset: Array<keyof EventDoc> = []): Promise<EventDoc> {
     let updated: EventDoc | null;
     try {
-      updated = await storage.events.updateById(current._id, { $set: set });
+      updated = await storage.events.updateById(current._id, unset.length === 0 ? { $set: set } : { $set: set, $unset: unset });
     } catch (err) {
       throw slugConflictOf(err, set.slug);
     }
@@ -154,19 +132,7 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
     return updated;
   }
 
-  /**
-   * The stored fields an update of `current` with `input` would change, resolved exactly as
-   * `updateDoc` resolves them (empty: nothing would change). Writes nothing. Linked records must be
-   * named by id (a nested venue, organizer or new term name cannot be compared).
-   */
-  async function changes(current: EventDoc, input: EventInput, caller: Caller): Promise<Partial<EventDoc>> {
-    const { set, links } = await resolve(input, current, caller);
-    if (input.slug !== undefined) set.slug = slugFrom(input.slug, current.slug);
-    if (!linkExisting(set, links)) throw new Error('changes() needs linked records named by id');
-    return changedFields(current, set, ['modifiedUtc']);
-  }
-
-  return { createDoc, updateDoc, trashDoc, changes, termsChanged };
+  return { createDoc, prepareCreate, afterCreate, prepareUpdate, applyUpdate, updateDoc, trashDoc, changes, termsChanged };
 }
 
 export type EventWrites = ReturnType<typeof createEventWrites>;
