@@ -17,10 +17,15 @@
  *   npm run bench -- [--sizes 10000,100000,1000000] [--duration 10] [--warmup 3] [--connections 32]
  *                    [--scenarios default,window,…,hot,revalidate] [--quick] [--utc-zones]
  *                    [--cpu-prof dir] [--server-flags '--max-semi-space-size=32']
+ *                    [--series 1000x100 [--compare-series]]
  *
  * `--baseline <checkout>` also starts that checkout's bench/server.ts for the cold scenarios (same
  * calendar, same seed) and measures it right after this one's, scenario by scenario, so both see
  * the same machine; the table then gives each cold scenario's ratio to it.
+ *
+ * `--series 1000x100` adds 1,000 series of 100 occurrences each to every calendar (bench/series.ts);
+ * with `--compare-series`, this checkout's server without them is the baseline (same single events,
+ * same URLs), and the report ends with each cold scenario's ratio (target: ≥ 0.8×).
  *
  * `--quick` leaves out the million-event size; `BENCH_QUICK=1 npm run bench` passes it (the npm
  * script maps the variable to the flag, so no bench code reads the environment). `--utc-zones` gives
@@ -31,7 +36,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { COLD_SCENARIOS, HOT_SCENARIOS, LIST_PATH, SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
-import { type CeilingKind, loadFigures, progressLine, type Row, table } from './report.js';
+import { type CeilingKind, loadFigures, progressLine, type Row, seriesRatioLines, table } from './report.js';
 import { mib, processCpuMs, serverFigures, startCeiling, startServer, stopCeiling, stopServer } from './server-process.js';
 
 const { values: flags } = parseArgs({
@@ -50,8 +55,23 @@ const { values: flags } = parseArgs({
     // Another checkout (a `git worktree` of an older commit, with node_modules): its server runs
     // the cold scenarios too, each right after this one's, and every cold row shows the ratio.
     baseline: { type: 'string' },
+    // Recurring events besides the single ones, `<series>x<occurrences each>` (bench/series.ts).
+    series: { type: 'string' },
+    // The cold scenarios also against a server without the series, in turns, with the ratio.
+    'compare-series': { type: 'boolean', default: false },
   },
 });
+if (flags['compare-series'] && (flags.series === undefined || flags.baseline !== undefined)) {
+  throw new Error('--compare-series needs --series and no --baseline');
+}
+/** The server the cold scenarios are also measured on: another checkout's, or this one's without series. */
+const baselineServer =
+  flags.baseline !== undefined
+    ? { script: path.resolve(flags.baseline, 'bench/server.ts'), label: 'baseline', name: flags.baseline, args: [] }
+    : flags['compare-series']
+      ? { script: undefined, label: 'without series', name: 'this checkout', args: ['--response-cache-bytes', '0'] }
+      : undefined;
+const seriesArgs = flags.series === undefined ? [] : ['--series', flags.series];
 const sizes = flags.sizes
   .split(',')
   .map(Number)
@@ -136,17 +156,20 @@ async function measureScenario(
     cpuUsPerRequest:
       cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / result.requests.total,
     baseline,
+    ...(baseline ? { baselineLabel: baselineServer?.label } : {}),
   };
   rows.push(row);
   console.log(progressLine(row, rows));
   return row;
 }
 
-/** The baseline checkout's server on the same calendar, its cache off (an older one has none: harmless). */
-async function startBaseline(size: number): Promise<{ child: ChildProcess; port: number }> {
-  const script = path.resolve(flags.baseline!, 'bench/server.ts');
-  const server = await startServer(size, flags['utc-zones'] ? ['--utc-zones'] : [], [], { RESPONSE_CACHE_BYTES: '0' }, script);
-  console.log(`  baseline ${flags.baseline}: generated in ${(server.generatedMs / 1000).toFixed(1)} s; listening on ${server.port}`);
+/**
+ * The baseline's server on the same calendar (without series), its cache off (an older checkout
+ * has none: harmless).
+ */
+async function startBaseline(size: number, spec: NonNullable<typeof baselineServer>): Promise<{ child: ChildProcess; port: number }> {
+  const server = await startServer(size, [...(flags['utc-zones'] ? ['--utc-zones'] : []), ...spec.args], [], { RESPONSE_CACHE_BYTES: '0' }, spec.script);
+  console.log(`  ${spec.label} (${spec.name}): generated in ${(server.generatedMs / 1000).toFixed(1)} s; listening on ${server.port}`);
   return server;
 }
 
@@ -155,7 +178,7 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
   const cache = cold ? ['--response-cache-bytes', '0'] : [];
   const { child, port, facts, generatedMs, rss } = await startServer(
     size,
-    [...(flags['utc-zones'] ? ['--utc-zones'] : []), ...cache],
+    [...(flags['utc-zones'] ? ['--utc-zones'] : []), ...cache, ...seriesArgs],
     [
       ...(flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`]),
       ...flags['server-flags'].split(' ').filter((flag) => flag !== ''),
@@ -163,9 +186,9 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
     cold ? { RESPONSE_CACHE_BYTES: '0' } : {},
   );
   console.log(
-    `  ${cold ? 'cold server (response cache off)' : 'hot server (as deployed)'}: generated in ${(generatedMs / 1000).toFixed(1)} s; RSS ${mib(rss)} MiB; listening on ${port}`,
+    `  ${cold ? 'cold server (response cache off)' : 'hot server (as deployed)'}: generated in ${(generatedMs / 1000).toFixed(1)} s${facts.series > 0 ? ` (with ${facts.series} series, ${facts.occurrences} occurrences)` : ''}; RSS ${mib(rss)} MiB; listening on ${port}`,
   );
-  const baseline = cold && flags.baseline !== undefined ? await startBaseline(size) : undefined;
+  const baseline = cold && baselineServer !== undefined ? await startBaseline(size, baselineServer) : undefined;
   try {
     const first = await fetch(`http://127.0.0.1:${port}${LIST_PATH}`);
     const body = Buffer.from(await first.arrayBuffer());
@@ -194,7 +217,7 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
         const other = earlier ?? (await againstBaseline());
         row.vsBaseline = row.rps / other.rps;
         if (row.cpuUsPerRequest !== undefined && other.cpuUsPerRequest !== undefined) row.cpuVsBaseline = row.cpuUsPerRequest / other.cpuUsPerRequest;
-        console.log(`  ${scenario.padEnd(11)} this checkout / baseline: ${row.vsBaseline.toFixed(2)}×`);
+        console.log(`  ${scenario.padEnd(11)} this server / ${baselineServer!.label}: ${row.vsBaseline.toFixed(2)}×`);
       }
     }
   } finally {
@@ -227,3 +250,7 @@ if (flags.baseline !== undefined) {
   );
 }
 console.log(table(rows));
+if (flags['compare-series']) {
+  console.log(`\nWith ${flags.series} series over without (req/s and server CPU per request, measured in turns):`);
+  console.log(seriesRatioLines(rows).join('\n'));
+}
