@@ -1,7 +1,8 @@
 /**
  * Pruning: the stored records of the resources the run has files for, whose slugs the files do not
  * hold and no file record references. Events, venues and organizers go to the trash through the
- * services (as an API DELETE does; reversible); categories and tags are deleted. Unless removing,
+ * services (as an API DELETE does; reversible); categories and tags are deleted. Series are listed
+ * with the events (their occurrences never: they are no records of the files). Unless removing,
  * they are only counted and listed.
  */
 import { isClientError } from '../errors.js';
@@ -29,7 +30,8 @@ export async function prune(run: RunState, remove: boolean): Promise<Partial<Rec
         : (slug: string) => run.fileSlugs[resource].has(slug) || run.referencedStored[resource].has(slug);
     const candidates: Array<{ _id: number; slug: string; parent?: number }> = [];
     await eachStored(run.storage, resource, async (doc) => {
-      if (keep(doc.slug)) return;
+      // An occurrence is its series' (kept or removed with it below), never a record of the files.
+      if (keep(doc.slug) || (doc as { seriesId?: number }).seriesId !== undefined) return;
       list.count++;
       if (list.slugs.length < PRUNE_SAMPLE) list.slugs.push(doc.slug);
       if (!remove) return;
@@ -38,14 +40,33 @@ export async function prune(run: RunState, remove: boolean): Promise<Partial<Rec
       else await removePost(run, resource, doc as never);
     });
     if (remove && candidates.length > 0) await removeTerms(run, resource as 'categories' | 'tags', candidates as TermDoc[]);
+    if (resource === 'events') await pruneSeries(run, list, remove);
   }
   return result;
 }
 
+/** Series (stored, not in the trash) whose slugs the event files do not hold: listed with the events. */
+async function pruneSeries(run: RunState, list: PruneList, remove: boolean): Promise<void> {
+  await eachStored(run.storage, 'series', async (doc) => {
+    if (run.eventSlugs.has(doc.slug)) return;
+    list.count++;
+    if (list.slugs.length < PRUNE_SAMPLE) list.slugs.push(doc.slug);
+    if (!remove) return;
+    // The series service cannot trash a whole series yet: listed, counted as failed, left as it is.
+    run.counts.events.failed++;
+    run.reporter.info(`events "${doc.slug}" (a series) was not removed: the seed command cannot remove a series yet; delete it through the API.`);
+    run.tick('pruning', null);
+  });
+}
+
 /** Every stored record of a resource that is not in the trash, a page at a time by id. */
-async function eachStored(storage: Storage, resource: Resource, visit: (doc: { _id: number; slug: string; status?: string }) => Promise<void>): Promise<void> {
+async function eachStored(
+  storage: Storage,
+  resource: Resource | 'series',
+  visit: (doc: { _id: number; slug: string; status?: string }) => Promise<void>,
+): Promise<void> {
   const collection = storage[resource] as Storage['events'];
-  const posts = resource === 'events' || resource === 'venues' || resource === 'organizers';
+  const posts = resource === 'events' || resource === 'venues' || resource === 'organizers' || resource === 'series';
   let last = 0;
   for (;;) {
     const filter: Filter = posts ? { $and: [{ _id: { $gt: last } }, { status: { $ne: 'trash' } }] } : { _id: { $gt: last } };
