@@ -60,7 +60,16 @@ const shiftYears = (date: string, years: number): string => `${String(Number(dat
  * a week at a time.
  */
 function expansionOptions(parts: RuleParts, start: string, last: string): Partial<Options> {
-  const options: Partial<Options> = { ...rruleOptions(parts), dtstart: dateToUtc(start), until: dateToUtc(last), count: parts.count };
+  const options: Partial<Options> = { ...rruleOptions(parts), dtstart: dateToUtc(start), until: dateToUtc(last) };
+  const plain = parts.byDay.filter((by) => by.n === 0);
+  if (plain.length > 0 && plain.length < parts.byDay.length) {
+    // rrule.js takes the weekdays with an ordinal and those without as two filters that must both
+    // hold, where RFC 5545 lists days that each match: a plain weekday is written as all its ordinals.
+    const most = parts.freq === 'MONTHLY' || parts.byMonth.length > 0 ? 5 : 53;
+    const ordinals = Array.from({ length: most }, (_, i) => i + 1);
+    const days = parts.byDay.flatMap((by) => (by.n === 0 ? ordinals.map((n) => ({ n, day: by.day })) : [by]));
+    options.byweekday = rruleOptions({ ...parts, byDay: days }).byweekday ?? null;
+  }
   if (parts.freq === 'DAILY' && parts.interval === 1 && parts.bySetPos.length === 0) {
     options.freq = RRule.WEEKLY;
     if (parts.byDay.length === 0) options.byweekday = [RRule.MO, RRule.TU, RRule.WE, RRule.TH, RRule.FR, RRule.SA, RRule.SU];
@@ -72,7 +81,8 @@ function expansionOptions(parts: RuleParts, start: string, last: string): Partia
  * The dates the rule itself yields from `startDate`, ascending, up to `to` (inclusive) and at most
  * `cap` of them. The start date is always the first (RFC 5545: DTSTART is the first instance,
  * whether or not the rule matches it) and counts toward COUNT; rrule.js leaves out a start date
- * the rule does not match, so it is put back here and COUNT's last match dropped.
+ * the rule does not match, so it is put back here. COUNT is counted here too: rrule.js yields a
+ * date twice when two BYSETPOS positions pick the same day, and counts it twice.
  */
 export function ruleDates(parts: RuleParts, startDate: string, cap: number, to?: string): RuleDates {
   let last = parts.until?.date ?? addYears(startDate, HORIZON_YEARS);
@@ -80,18 +90,16 @@ export function ruleDates(parts: RuleParts, startDate: string, cap: number, to?:
   if (last < startDate) return { dates: [], capped: false };
   const startYear = Number(startDate.slice(0, 4));
   const shift = CYCLE_YEARS * Math.floor((MAX_YEAR - HORIZON_YEARS - startYear) / CYCLE_YEARS);
-  const rule = new RRule(expansionOptions(parts, shiftYears(startDate, shift), shiftYears(last, shift)));
-  const dates: string[] = [];
+  const dates: string[] = [startDate];
   // One more than the cap: telling "exactly cap" from "more than cap" needs a look past it.
-  const want = cap + 1;
+  const want = Math.min(cap + 1, parts.count ?? Number.POSITIVE_INFINITY);
+  if (want <= 1) return { dates: dates.slice(0, cap), capped: cap < 1 };
+  const rule = new RRule(expansionOptions(parts, shiftYears(startDate, shift), shiftYears(last, shift)));
   rule.all((at) => {
-    dates.push(shiftYears(utcToDate(at), -shift));
+    const date = shiftYears(utcToDate(at), -shift);
+    if (date !== dates.at(-1)) dates.push(date);
     return dates.length < want;
   });
-  if (dates[0] !== startDate) {
-    dates.unshift(startDate);
-    if (parts.count !== null && dates.length > parts.count) dates.pop();
-  }
   const capped = dates.length > cap;
   return { dates: capped ? dates.slice(0, cap) : dates, capped };
 }

@@ -1,8 +1,9 @@
 /**
  * The RRULE of an iCalendar VEVENT. A stored UNTIL names the last local date; a calendar app
  * compares it with each occurrence's DTSTART, so it is written in DTSTART's form: a DATE for
- * all-day events, else that date at the series' start time — local (as DTSTART's wall clock),
- * or, given the zone, the UTC instant RFC 5545 asks for beside a DTSTART with a TZID.
+ * all-day events, else a date-time: that date at the series' start time, local like DTSTART's
+ * wall clock, or, given the zone, the end of that date as the UTC instant RFC 5545 asks for beside
+ * a DTSTART with a TZID.
  */
 import { wallClockToInstant } from '../dates/index.js';
 import { compactDate, RecurrenceError } from './dates.js';
@@ -31,5 +32,7 @@ export function icsRrule(rule: RecurrenceRule, startDate: string, startTime: str
   const { date } = parts.until;
   if (allDay) return ruleText(parts, compactDate(date));
   if (timezone === undefined) return ruleText(parts, `${compactDate(date)}T${startTime.replaceAll(':', '')}`);
-  return ruleText(parts, utcText(wallClockToInstant(`${date} ${startTime}`, timezone)));
+  // The end of the last local date, not its start time: a start time in a DST overlap or gap has
+  // two or no instants, and readers may pick another than the service; the day's end has one.
+  return ruleText(parts, utcText(wallClockToInstant(`${date} 23:59:59`, timezone)));
 }
