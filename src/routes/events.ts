@@ -5,12 +5,14 @@ import { ErrorResponses, IdParamsSchema, SlugParamsSchema } from '../schemas/com
 import {
   EVENT_GENERATED_FIELDS,
   EventCreateSchema,
+  EventDeleteQuerySchema,
   EventListQuerySchema,
   EventListResponseSchema,
   EventPatchByIdSchema,
   EventPatchSchema,
   EventReadQuerySchema,
   EventResponseSchema,
+  EventWriteQuerySchema,
 } from '../schemas/events.js';
 import { SeriesResponseSchema } from '../schemas/series.js';
 import { ApiError } from '../errors.js';
@@ -19,6 +21,7 @@ import { redactProtected, serializeEvent, serializeEventJson } from '../serializ
 import { JSON_CONTENT_TYPE, type JsonItem, jsonEnvelope, listHeaders, listLinks, releaseWhenSent, withJsonMember } from '../serialize/list.js';
 import { type EventsService } from '../services/events/index.js';
 import { type EventInput } from '../services/events/fields.js';
+import { type Scope } from '../services/recurrence/index.js';
 import { type ApiRouteOptions, serializeContext } from './context.js';
 import { eventFeedRoutes } from './event-feeds.js';
 import { ignoreBodyFields } from './hooks.js';
@@ -105,7 +108,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
   type Current = Awaited<ReturnType<EventsService['get']>>;
   const asRead = (request: FastifyRequest, reply: FastifyReply) => (current: Current) => serialized(reply, present(request, current, true));
 
-  type Keyed = FastifyRequest<{ Params: { id?: number; slug?: string } }>;
+  type Keyed = FastifyRequest<{ Params: { id?: number; slug?: string }; Querystring: { scope?: Scope } }>;
   const keyOf = (request: Keyed) => (request.params.id !== undefined ? { id: request.params.id } : { slug: request.params.slug as string });
   for (const [url, params, body] of [
     [ID, IdParamsSchema, EventPatchByIdSchema],
@@ -116,17 +119,20 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       url,
       config: { access: 'write' },
       preValidation: stripGenerated,
-      schema: { params, body, response: single },
+      schema: { params, querystring: EventWriteQuerySchema, body, response: single },
       handler: async (request, reply) =>
         present(
           request,
           await withIfMatch(request, asRead(request, reply), (check) =>
-            events.update(keyOf(request as Keyed), request.body as EventInput, request.caller!, check),
+            events.update(keyOf(request as Keyed), request.body as EventInput, request.caller!, check, (request as Keyed).query.scope),
           ),
         ),
     });
-    app.delete(url, { config: { access: 'write' }, schema: { params, querystring: EventReadQuerySchema, response: single } }, async (request, reply) =>
-      present(request, await withIfMatch(request, asRead(request, reply), (check) => events.trash(keyOf(request as Keyed), request.caller!, check))),
+    app.delete(url, { config: { access: 'write' }, schema: { params, querystring: EventDeleteQuerySchema, response: single } }, async (request, reply) =>
+      present(
+        request,
+        await withIfMatch(request, asRead(request, reply), (check) => events.trash(keyOf(request as Keyed), request.caller!, check, request.query.scope)),
+      ),
     );
   }
 

@@ -172,6 +172,15 @@ export const EventReadQuerySchema = Type.Object(
 );
 export type EventReadQuery = Static<typeof EventReadQuerySchema>;
 
+/** `scope` of a write of an occurrence of a series (docs/recurrence.md); a single event takes only `this`. */
+const ScopeSchema = Type.Union([Type.Literal('this'), Type.Literal('following'), Type.Literal('all')], { default: 'this', ...i18n('eventWrite.scope') });
+
+/** PUT/PATCH/POST of one event. Unknown parameters are ignored. */
+export const EventWriteQuerySchema = Type.Object({ scope: Type.Optional(ScopeSchema) }, { additionalProperties: true });
+
+/** DELETE of one event: the read parameters and `scope`. */
+export const EventDeleteQuerySchema = Type.Object({ ...EventReadQuerySchema.properties, scope: Type.Optional(ScopeSchema) }, { additionalProperties: true });
+
 export const CostDetailsSchema = Type.Object(
   {
     currency_symbol: Type.String(i18n('field.currency_symbol')),

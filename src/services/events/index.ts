@@ -5,6 +5,7 @@
  * event's writes), bulk.ts (many creates at once), list.ts (GET /events), feed.ts (GET /events.ics),
  * geo.ts (geolocation). Recurring series and their occurrences: src/services/recurrence/.
  */
+import { invalidParam } from '../../errors.js';
 import { KeyedLock } from '../../lib/keyed-lock.js';
 import { type EventCreate } from '../../schemas/events.js';
 import { type EventRelations } from '../../serialize/events.js';
@@ -22,7 +23,7 @@ import { createEventLinks } from './links.js';
 import { createEventList } from './list.js';
 import { createEventReads, type EventKey, type ReadOptions } from './read.js';
 import { createEventWrites } from './writes.js';
-import { createRecurrence } from '../recurrence/index.js';
+import { createRecurrence, type Scope } from '../recurrence/index.js';
 import { type RecurrenceInput } from '../../lib/recurrence/index.js';
 
 export { type EventKey, type ReadOptions } from './read.js';
@@ -50,6 +51,27 @@ export interface EventsServiceDeps {
   recurrenceHorizonDays?: number;
   recurrenceMaxOccurrences?: number;
   now?: () => Date;
+}
+
+/** A single event has no series: only scope `this`, and no `recurrence` (400 naming the parameter). */
+function refuseSeriesScope(scope: Scope, input: EventInput): void {
+  if (scope !== 'this') throw invalidParam('scope', 'scope must be this: the event is not an occurrence of a recurring series.');
+  if (input.recurrence !== undefined)
+    throw invalidParam('recurrence', 'recurrence can be given when creating an event, or with scope=all or scope=following on an occurrence.');
+}
+
+/** A write of one event: an occurrence's through its series, a single event's under its own lock. */
+function writeOf(
+  locks: KeyedLock<number>,
+  found: EventDoc,
+  scope: Scope,
+  input: EventInput,
+  occurrence: () => Promise<EventDoc>,
+  single: () => Promise<EventDoc>,
+): Promise<EventDoc> {
+  if (found.seriesId !== undefined) return occurrence();
+  refuseSeriesScope(scope, input);
+  return locks.run(found._id, single);
 }
 
 export function createEventsService({
@@ -127,16 +149,20 @@ export function createEventsService({
      * Per-field last writer wins: an update writes only the fields it changes, read-modify-write
      * under the event's lock (KeyedLock) so derived fields follow the latest version.
      */
-    async update(key: EventKey, input: EventInput, caller: Caller, precondition?: EventPrecondition) {
-      const { _id } = await findEvent(key);
-      const updated = await locks.run(_id, async () => writes.updateDoc(await checked(_id, caller, precondition), input, caller));
+    async update(key: EventKey, input: EventInput, caller: Caller, precondition?: EventPrecondition, scope: Scope = 'this') {
+      const found = await findEvent(key);
+      const current = () => checked(found._id, caller, precondition);
+      const occurrence = () => recurrence.updateOccurrence(found, current, input, caller, scope);
+      const updated = await writeOf(locks, found, scope, input, occurrence, async () => writes.updateDoc(await current(), input, caller));
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 
-    /** Moves the event to the trash; a second delete is 410. */
-    async trash(key: EventKey, caller: Caller, precondition?: EventPrecondition) {
-      const { _id } = await findEvent(key);
-      const updated = await locks.run(_id, async () => writes.trashDoc(await checked(_id, caller, precondition)));
+    /** Moves the event to the trash (an occurrence: with `scope`); a second delete is 410. */
+    async trash(key: EventKey, caller: Caller, precondition?: EventPrecondition, scope: Scope = 'this') {
+      const found = await findEvent(key);
+      const current = () => checked(found._id, caller, precondition);
+      const occurrence = () => recurrence.trashOccurrence(found, current, scope);
+      const updated = await writeOf(locks, found, scope, {}, occurrence, async () => writes.trashDoc(await current()));
       return { doc: updated, relations: await relationsOf(updated, caller) };
     },
 

@@ -122,11 +122,10 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
     return updated;
   }
 
-  /** `extra`: further fields the trashing writes (a trashed occurrence of a series). */
-  async function trashDoc(current: EventDoc, extra: Partial<EventDoc> = {}): Promise<EventDoc> {
+  async function trashDoc(current: EventDoc): Promise<EventDoc> {
     if (current.status === 'trash') throw new GoneError('event');
     const at = now();
-    const updated = await storage.events.updateById(current._id, { $set: { ...extra, status: 'trash', modifiedUtc: at } });
+    const updated = await storage.events.updateById(current._id, { $set: { status: 'trash', modifiedUtc: at } });
     if (!updated) throw new NotFoundError('event', current._id);
     await tombstones.recordChange('event', updated._id, eventVisibility(current, at), 'none');
     termsChanged();

@@ -30,7 +30,11 @@ export interface SeriesCreateDeps {
  * start's zone): the stored rule, or a problem under `recurrence` in `errors`.
  */
 export function checkRule(input: RecurrenceInput, start: Date, timezone: string, maxOccurrences: number, errors: ParamErrors): StoredRecurrence | undefined {
-  const startDate = localDate(start, timezone);
+  return checkRuleFrom(input, localDate(start, timezone), maxOccurrences, errors);
+}
+
+/** checkRule for a series that starts on `startDate`. */
+export function checkRuleFrom(input: RecurrenceInput, startDate: string, maxOccurrences: number, errors: ParamErrors): StoredRecurrence | undefined {
   try {
     const rule = parseRecurrence(input, startDate, { maxOccurrences });
     if (occurrenceDates(rule, startDate).length === 0) {
@@ -97,5 +101,7 @@ export function createSeriesCreate({ storage, writes, occurrences, maxOccurrence
     return series;
   }
 
-  return { create };
+  return { create, insertSeries };
 }
+
+export type SeriesCreate = ReturnType<typeof createSeriesCreate>;

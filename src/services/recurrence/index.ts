@@ -2,7 +2,9 @@
  * Recurring events (docs/recurrence.md): a series stores the template and the rule
  * (src/storage/port.ts, SeriesDoc), each occurrence is an ordinary event. Built from modules of one
  * job each: schedule.ts (where occurrences fall), occurrences.ts (writing them up to the horizon),
- * create.ts (a new series), read.ts (a series' representation).
+ * create.ts (a new series), read.ts (a series' representation), change.ts and move.ts (a change
+ * carried to the series and its occurrences), edit.ts (updates with a scope), remove.ts (deletes
+ * with a scope).
  */
 import { type KeyedLock } from '../../lib/keyed-lock.js';
 import { type RecurrenceInput } from '../../lib/recurrence/index.js';
@@ -11,11 +13,16 @@ import { type Storage } from '../../storage/port.js';
 import { type Caller } from '../access.js';
 import { type EventReads } from '../events/read.js';
 import { type EventWrites } from '../events/writes.js';
+import { type EventDoc } from '../../storage/port.js';
+import { type EventInput } from '../events/fields.js';
 import { createSeriesCreate } from './create.js';
+import { createSeriesEdits, type Scope } from './edit.js';
+import { createSeriesRemovals } from './remove.js';
 import { createOccurrenceWrites } from './occurrences.js';
 import { createSeriesReads } from './read.js';
 
 export { type SeriesView } from './read.js';
+export { type Scope } from './edit.js';
 
 export interface RecurrenceDeps {
   storage: Pick<Storage, 'events' | 'series' | 'nextId'>;
@@ -31,8 +38,18 @@ export interface RecurrenceDeps {
 
 export function createRecurrence({ storage, writes, reads, locks, horizonDays, maxOccurrences, now }: RecurrenceDeps) {
   const occurrences = createOccurrenceWrites({ storage, horizonDays, now });
-  const { create } = createSeriesCreate({ storage, writes, occurrences, maxOccurrences });
+  const creates = createSeriesCreate({ storage, writes, occurrences, maxOccurrences });
   const seriesReads = createSeriesReads({ storage, reads, now });
+  const { editOccurrence } = createSeriesEdits({ storage, writes, occurrences, series: creates, maxOccurrences, now });
+  const { removeOccurrence } = createSeriesRemovals({ storage, writes, now });
+
+  /**
+   * A write of an occurrence, under its series' lock (one write of a series at a time in this
+   * process, the extension's too); `current` reads the occurrence inside the lock.
+   */
+  async function underSeries<T>(occurrence: EventDoc, write: (series: Awaited<ReturnType<typeof seriesReads.findSeries>>) => Promise<T>): Promise<T> {
+    return locks.run(occurrence.seriesId as number, async () => write(await seriesReads.findSeries(occurrence.seriesId as number)));
+  }
 
   /**
    * Writes the occurrences that entered the horizon since the last pass, and completes series whose
@@ -52,7 +69,13 @@ export function createRecurrence({ storage, writes, reads, locks, horizonDays, m
 
   return {
     /** POST /events with `recurrence`: the stored series, its occurrences written up to the horizon. */
-    createSeries: (input: EventCreate & { recurrence: RecurrenceInput }, caller: Caller, reservedId?: number) => create(input, caller, reservedId),
+    createSeries: (input: EventCreate & { recurrence: RecurrenceInput }, caller: Caller, reservedId?: number) => creates.create(input, caller, reservedId),
+    /** PUT/PATCH of an occurrence; `current` reads it (and checks a precondition) under the series' lock. */
+    updateOccurrence: (occurrence: EventDoc, current: () => Promise<EventDoc>, input: EventInput, caller: Caller, scope: Scope) =>
+      underSeries(occurrence, async (series) => editOccurrence(series, await current(), input, caller, scope)),
+    /** DELETE of an occurrence, like updateOccurrence. */
+    trashOccurrence: (occurrence: EventDoc, current: () => Promise<EventDoc>, scope: Scope) =>
+      underSeries(occurrence, async (series) => removeOccurrence(series, await current(), scope)),
     getSeries: seriesReads.getSeries,
     extendSeries,
   };

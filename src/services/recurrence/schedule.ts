@@ -18,8 +18,11 @@ export function addDays(date: string, days: number): string {
 }
 
 /** A wall clock read as if it were UTC: wall-clock arithmetic without the zone's offsets. */
-const wallMs = (wall: string): number => Date.parse(`${wall.replace(' ', 'T')}Z`);
-const wallOf = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+export const wallMs = (wall: string): number => Date.parse(`${wall.replace(' ', 'T')}Z`);
+export const wallOf = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+
+/** Whole days from one local date to another. */
+export const daysBetween = (from: string, to: string): number => Math.round((wallMs(`${to} 00:00:00`) - wallMs(`${from} 00:00:00`)) / DAY_MS);
 
 /** What every occurrence of a series shares: the local start time and the wall-clock duration. */
 export interface SeriesClock {
