@@ -1,14 +1,15 @@
 /**
  * Pruning: the stored records of the resources the run has files for, whose slugs the files do not
  * hold and no file record references. Events, venues and organizers go to the trash through the
- * services (as an API DELETE does; reversible); categories and tags are deleted. Series are listed
- * with the events (their occurrences never: they are no records of the files). Unless removing,
+ * services (as an API DELETE does; reversible), a series with its occurrences (as a DELETE of scope
+ * `all` does; occurrences are never records of the files); categories and tags are deleted. Unless removing,
  * they are only counted and listed.
  */
 import { isClientError } from '../errors.js';
 import { type EventDoc, type Filter, type Storage, type TermDoc } from '../storage/port.js';
 import { LOOKUP_CHUNK } from './memory.js';
 import { type PruneList } from './report.js';
+import { CALLER } from './state.js';
 import { type Resource } from './schemas.js';
 import { type RunState } from './state.js';
 
@@ -45,16 +46,22 @@ export async function prune(run: RunState, remove: boolean): Promise<Partial<Rec
   return result;
 }
 
-/** Series (stored, not in the trash) whose slugs the event files do not hold: listed with the events. */
+/** Series (stored, not in the trash) whose slugs the event files do not hold: listed with the events, trashed whole. */
 async function pruneSeries(run: RunState, list: PruneList, remove: boolean): Promise<void> {
   await eachStored(run.storage, 'series', async (doc) => {
     if (run.eventSlugs.has(doc.slug)) return;
     list.count++;
     if (list.slugs.length < PRUNE_SAMPLE) list.slugs.push(doc.slug);
     if (!remove) return;
-    // The series service cannot trash a whole series yet: listed, counted as failed, left as it is.
-    run.counts.events.failed++;
-    run.reporter.info(`events "${doc.slug}" (a series) was not removed: the seed command cannot remove a series yet; delete it through the API.`);
+    // A delete of scope `all` is made through one of the series' occurrences, as the API takes it.
+    const [occurrence] = await run.storage.events.find({ filter: { seriesId: doc._id, status: { $ne: 'trash' } }, limit: 1 });
+    if (occurrence === undefined) {
+      run.counts.events.failed++;
+      run.reporter.info(`events "${doc.slug}" (a series) was not removed: it has no occurrence left to delete it through; delete it through the API.`);
+    } else {
+      await run.events.trash({ id: occurrence._id }, CALLER, undefined, 'all');
+      run.counts.events.removed++;
+    }
     run.tick('pruning', null);
   });
 }

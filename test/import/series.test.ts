@@ -1,7 +1,7 @@
 /**
  * Event records with `recurrence` (src/import/series.ts): loaded as series through the series
  * service, stable when loaded again, refused when the file changes a stored one, checked like
- * every other record, listed by --prune as a whole (never their occurrences).
+ * every other record, pruned as a whole by --prune (never their occurrences on their own).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORED_SERIES_DIFFERS } from '../../src/import/series.js';
@@ -160,7 +160,7 @@ describe('seed records with recurrence', () => {
     expect(await storage.series.count({})).toBe(0);
   });
 
-  it('are listed by --prune when the files no longer hold them; their occurrences never are', async () => {
+  it('are trashed whole by --prune when the files no longer hold them; their occurrences never on their own', async () => {
     writeEvents(CLASS);
     await seed(storage, [dir.dir], { now: NOW });
     const series = await storage.series.findOne({ slug: 'pottery-class' });
@@ -173,11 +173,13 @@ describe('seed records with recurrence', () => {
     const listed = await seed(storage, [dir.dir], { now: NOW, prune: true });
     expect(listed.report.outcome).toBe('prune-unconfirmed');
     expect(listed.report.prune?.events).toEqual({ count: 1, slugs: ['pottery-class'] });
-    // Removing a series needs the series service's delete: said, counted as failed, left alone.
+    // Trashed with its occurrences, as a DELETE of scope `all` does.
     const removed = await seed(storage, [dir.dir], { now: NOW, prune: true, yes: true });
-    expect(removed.report.counts.events).toMatchObject({ removed: 0, failed: 1 });
-    expect(removed.infos.join('\n')).toContain('"pottery-class" (a series) was not removed');
-    expect(await storage.series.findById(series!._id)).toEqual(series);
-    expect(await occurrencesOf(series!._id)).toHaveLength(5);
+    expect(removed.report.outcome).toBe('ok');
+    expect(removed.report.counts.events).toMatchObject({ removed: 1, failed: 0 });
+    expect((await storage.series.findById(series!._id))?.status).toBe('trash');
+    expect(await occurrencesOf(series!._id)).toEqual([]);
+    const again = await seed(storage, [dir.dir], { now: NOW, prune: true });
+    expect(again.report.prune?.events).toEqual({ count: 0, slugs: [] });
   });
 });
