@@ -5,6 +5,7 @@
  * and descriptions from a small vocabulary so text search has hits. Deterministic for a seed.
  */
 import { searchTermsOf } from '../src/lib/text.js';
+import { generateSeries, type SeriesOptions } from './series.js';
 import { type CategoryDoc, type EventDoc, type OrganizerDoc, type PostStatus, type Storage, type TagDoc, type VenueDoc } from '../src/storage/port.js';
 
 export interface CalendarOptions {
@@ -14,6 +15,8 @@ export interface CalendarOptions {
   seed?: number;
   /** Give every event the UTC zone instead of its venue's (isolates time-zone formatting costs). */
   utcZones?: boolean;
+  /** Recurring events besides the single ones (bench/series.ts), written up to `horizonDays` ahead. */
+  series?: SeriesOptions & { horizonDays: number };
 }
 
 /** What the load generator needs to build plausible requests. */
@@ -31,6 +34,9 @@ export interface CalendarFacts {
   tagIds: number[];
   /** Words that occur in titles and descriptions. */
   words: string[];
+  /** Series (none without `series`) and the occurrence events written for them. */
+  seriesIds: number[];
+  occurrences: number;
 }
 
 const DAY = 86_400_000;
@@ -112,7 +118,7 @@ export const TOPICS = [
   'crafts',
   'beer',
 ];
-const ADJECTIVES = [
+export const ADJECTIVES = [
   'spring',
   'summer',
   'autumn',
@@ -134,7 +140,7 @@ const ADJECTIVES = [
   'intimate',
   'free',
 ];
-const SENTENCES = [
+export const SENTENCES = [
   'Join us for an unforgettable experience with friends and neighbours.',
   'Tickets are limited, so book early to secure your place.',
   'Refreshments will be served during the interval.',
@@ -327,6 +333,24 @@ export async function generateCalendar(storage: Storage, options: CalendarOption
     await storage.events.insertOne(event);
     eventIds.push(id);
   }
+  // Series after the single events, from a generator of their own: the single events (and the
+  // requests built from them) are the same with and without series.
+  const series = options.series
+    ? await generateSeries(storage, {
+        series: options.series,
+        horizonDays: options.series.horizonDays,
+        now,
+        from,
+        to,
+        random: randomGenerator((options.seed ?? 42) + 1),
+        venues: allVenueIds.map((id) => ({ id, timezone: venueZones.get(id)! })),
+        organizerIds,
+        categoryIds,
+        tagIds,
+        words: { kinds: KINDS, topics: TOPICS, adjectives: ADJECTIVES, sentences: SENTENCES },
+        utcZones: options.utcZones === true,
+      })
+    : { seriesIds: [], occurrences: 0 };
   await storage.ensureIndexes();
   return {
     now,
@@ -340,5 +364,7 @@ export async function generateCalendar(storage: Storage, options: CalendarOption
     categoryIds,
     tagIds,
     words: [...KINDS, ...TOPICS],
+    seriesIds: series.seriesIds,
+    occurrences: series.occurrences,
   };
 }

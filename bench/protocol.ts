@@ -16,6 +16,9 @@ export interface RequestFacts {
   categoryIds: number[];
   tagIds: number[];
   words: string[];
+  /** Series and their occurrence events (bench/series.ts), besides the `events` single ones. */
+  series: number;
+  occurrences: number;
   /** Centres of the cities the venues are spread around (±0.3° longitude, ±0.2° latitude). */
   places: Array<{ lat: number; lng: number }>;
 }
@@ -46,6 +49,8 @@ export function sampleFacts(facts: CalendarFacts): RequestFacts {
     categoryIds: facts.categoryIds,
     tagIds: facts.tagIds,
     words: facts.words,
+    series: facts.seriesIds.length,
+    occurrences: facts.occurrences,
     places: CITIES.map(({ lat, lng }) => ({ lat, lng })),
   };
 }

@@ -21,8 +21,10 @@ export interface Row {
   errors: number;
   /** Responses by status code, e.g. `{ 200: 1200, 304: 30 }`. */
   statuses: Record<string, number>;
-  /** Measured on the baseline checkout (`--baseline`). */
+  /** Measured on the baseline server (`--baseline`, `--compare-series`). */
   baseline?: boolean;
+  /** What the baseline is, in its rows' names: `baseline`, or `without series`. */
+  baselineLabel?: string;
   /** This checkout's requests/s over the baseline's, measured right after it. */
   vsBaseline?: number;
   /** The server's CPU time (every thread) per request, in µs, where /proc tells it. */
@@ -101,6 +103,24 @@ export function verdict(row: Row, rows: readonly Row[]): string {
   return mark(ratio >= share && row.p99 <= 40, `≥ ${share * 100}%, p99 ≤ 40 ms`);
 }
 
+/** A row's scenario, and the baseline it was measured on when it was. */
+const rowName = (row: Row): string => (row.baseline === true ? `${row.scenario} (${row.baselineLabel ?? 'baseline'})` : row.scenario);
+
+/** The target of a list with series: within 20% of the same list without them (req/s). */
+export const SERIES_RATIO_TARGET = 0.8;
+
+/** One line per cold scenario: req/s with series over req/s without, and whether it meets the target. */
+export function seriesRatioLines(rows: readonly Row[]): string[] {
+  return rows
+    .filter((r) => r.baseline !== true && r.vsBaseline !== undefined)
+    .map(
+      (r) =>
+        `  ${r.size.toLocaleString('en')} ${r.scenario.padEnd(9)} ${r.vsBaseline!.toFixed(2)}× req/s` +
+        `${r.cpuVsBaseline === undefined ? '' : `, ${r.cpuVsBaseline.toFixed(2)}× CPU per request`}` +
+        `  ${r.vsBaseline! >= SERIES_RATIO_TARGET ? 'PASS' : 'MISS'} (≥ ${SERIES_RATIO_TARGET.toFixed(2)}×)`,
+    );
+}
+
 export const statusText = (statuses: Record<string, number>): string =>
   Object.entries(statuses)
     .map(([code, count]) => `${code}: ${count}`)
@@ -115,7 +135,7 @@ export function progressLine(row: Row, rows: readonly Row[]): string {
       ? ''
       : `${cpu}  RSS ${row.peakRssMiB} MiB (heap ${row.heapAtPeakMiB})  longest stall ${row.stallMs} ms  GC ${((row.gcShare ?? 0) * 100).toFixed(0)}%`;
   return (
-    `  ${(row.baseline === true ? `${row.scenario} (baseline)` : row.scenario).padEnd(11)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  [${statusText(row.statuses)}]` +
+    `  ${rowName(row).padEnd(11)} ${row.rps.toFixed(0).padStart(6)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  non-2xx ${row.non2xx}  [${statusText(row.statuses)}]` +
     `${ratio === undefined ? '' : `  ${(ratio * 100).toFixed(1)}% of ceiling`}${server}`
   );
 }
@@ -151,7 +171,7 @@ export function table(rows: readonly Row[]): string {
     const ratio = ratioOf(r, rows);
     return [
       r.size.toLocaleString('en'),
-      r.baseline === true ? `${r.scenario} (baseline)` : r.scenario,
+      rowName(r),
       r.cache,
       String(r.urls),
       r.rps.toFixed(0),

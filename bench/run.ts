@@ -17,11 +17,17 @@
  *   npm run bench -- [--sizes 10000,100000,1000000] [--duration 10] [--warmup 3] [--connections 32]
  *                    [--scenarios default,window,…,hot,revalidate] [--quick] [--utc-zones]
  *                    [--cpu-prof dir] [--server-flags '--max-semi-space-size=32']
+ *                    [--series 1000x100 [--compare-series]]
  *
  * `--baseline <checkout>` also starts that checkout's bench/server.ts (same calendar, same seed; its
  * cache off for the cold scenarios, on for hot and revalidate) and measures it in turns with this
  * one's, scenario by scenario, so both see the same machine; the table then gives each scenario's
  * ratio to it.
+ *
+ * `--series 1000x100` adds 1,000 series of 100 occurrences each to every calendar (bench/series.ts);
+ * with `--compare-series`, this checkout's server without them is the baseline of the cold
+ * scenarios (same single events, same URLs), and the report ends with each cold scenario's ratio
+ * (target: ≥ 0.8×).
  *
  * `--quick` leaves out the million-event size; `BENCH_QUICK=1 npm run bench` passes it (the npm
  * script maps the variable to the flag, so no bench code reads the environment). `--utc-zones` gives
@@ -33,7 +39,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { COLD_SCENARIOS, HOT_SCENARIOS, LIST_PATH, type RequestFacts, SCENARIOS, type Scenario, scenarioUrls } from './protocol.js';
-import { type CeilingKind, loadFigures, progressLine, type Row, table } from './report.js';
+import { type CeilingKind, loadFigures, progressLine, type Row, seriesRatioLines, table } from './report.js';
 import { mib, processCpuMs, serverFigures, settleServer, startCeiling, startServer, stopCeiling, stopServer } from './server-process.js';
 
 const { values: flags } = parseArgs({
@@ -52,8 +58,17 @@ const { values: flags } = parseArgs({
     // Another checkout (a `git worktree` of an older commit, with node_modules): its server runs
     // the cold scenarios too, each right after this one's, and every cold row shows the ratio.
     baseline: { type: 'string' },
+    // Recurring events besides the single ones, `<series>x<occurrences each>` (bench/series.ts).
+    series: { type: 'string' },
+    // The cold scenarios also against a server without the series, in turns, with the ratio.
+    'compare-series': { type: 'boolean', default: false },
   },
 });
+if (flags['compare-series'] && (flags.series === undefined || flags.baseline !== undefined)) {
+  throw new Error('--compare-series needs --series and no --baseline');
+}
+const seriesArgs = flags.series === undefined ? [] : ['--series', flags.series];
+const baselineLabel = flags['compare-series'] ? 'without series' : 'baseline';
 const sizes = flags.sizes
   .split(',')
   .map(Number)
@@ -152,6 +167,7 @@ async function measureScenario(
     cpuUsPerRequest:
       cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1000) / result.requests.total,
     baseline,
+    ...(baseline ? { baselineLabel } : {}),
   };
   rows.push(row);
   console.log(progressLine(row, rows));
@@ -159,17 +175,20 @@ async function measureScenario(
 }
 
 /**
- * The baseline checkout's server on the same calendar, its cache off for the cold scenarios. Its
+ * The baseline's server on the same calendar — another checkout's, or with `--compare-series` this
+ * one's without the series (cold scenarios only) — its cache off for the cold scenarios. Its
  * bench/server.ts takes the cache size as an argument (its configuration is built from its own
  * arguments, not the environment); one from before the response cache has neither the cache nor
  * the argument, and gets none.
  */
 async function startBaseline(size: number, cold: boolean): Promise<{ child: ChildProcess; port: number }> {
-  const script = path.resolve(flags.baseline!, 'bench/server.ts');
-  const knowsCache = readFileSync(script, 'utf8').includes("'response-cache-bytes'");
+  const script = flags.baseline === undefined ? undefined : path.resolve(flags.baseline, 'bench/server.ts');
+  const knowsCache = script === undefined || readFileSync(script, 'utf8').includes("'response-cache-bytes'");
   const args = [...(flags['utc-zones'] ? ['--utc-zones'] : []), ...(cold && knowsCache ? ['--response-cache-bytes', '0'] : [])];
   const server = await startServer(size, args, [], cold ? { RESPONSE_CACHE_BYTES: '0' } : {}, script);
-  console.log(`  baseline ${flags.baseline}: generated in ${(server.generatedMs / 1000).toFixed(1)} s; listening on ${server.port}`);
+  console.log(
+    `  ${baselineLabel} (${flags.baseline ?? 'this checkout'}): generated in ${(server.generatedMs / 1000).toFixed(1)} s; listening on ${server.port}`,
+  );
   return server;
 }
 
@@ -189,7 +208,7 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
   const cache = cold ? ['--response-cache-bytes', '0'] : [];
   const { child, port, facts, generatedMs, rss } = await startServer(
     size,
-    [...(flags['utc-zones'] ? ['--utc-zones'] : []), ...cache],
+    [...(flags['utc-zones'] ? ['--utc-zones'] : []), ...cache, ...seriesArgs],
     [
       ...(flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`]),
       ...flags['server-flags'].split(' ').filter((flag) => flag !== ''),
@@ -197,9 +216,9 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
     cold ? { RESPONSE_CACHE_BYTES: '0' } : {},
   );
   console.log(
-    `  ${cold ? 'cold server (response cache off)' : 'hot server (as deployed)'}: generated in ${(generatedMs / 1000).toFixed(1)} s; RSS ${mib(rss)} MiB; listening on ${port}`,
+    `  ${cold ? 'cold server (response cache off)' : 'hot server (as deployed)'}: generated in ${(generatedMs / 1000).toFixed(1)} s${facts.series > 0 ? ` (with ${facts.series} series, ${facts.occurrences} occurrences)` : ''}; RSS ${mib(rss)} MiB; listening on ${port}`,
   );
-  const baseline = flags.baseline !== undefined ? await startBaseline(size, cold) : undefined;
+  const baseline = flags.baseline !== undefined || (cold && flags['compare-series']) ? await startBaseline(size, cold) : undefined;
   try {
     const first = await fetch(`http://127.0.0.1:${port}${LIST_PATH}`);
     const body = Buffer.from(await first.arrayBuffer());
@@ -227,7 +246,7 @@ async function serverPhase(size: number, list: readonly Scenario[], cold: boolea
         const other = earlier ?? (await againstBaseline());
         row.vsBaseline = row.rps / other.rps;
         if (row.cpuUsPerRequest !== undefined && other.cpuUsPerRequest !== undefined) row.cpuVsBaseline = row.cpuUsPerRequest / other.cpuUsPerRequest;
-        console.log(`  ${scenario.padEnd(11)} this checkout / baseline: ${row.vsBaseline.toFixed(2)}×`);
+        console.log(`  ${scenario.padEnd(11)} this server / ${baselineLabel}: ${row.vsBaseline.toFixed(2)}×`);
       }
     }
   } finally {
@@ -260,3 +279,7 @@ if (flags.baseline !== undefined) {
   );
 }
 console.log(table(rows));
+if (flags['compare-series']) {
+  console.log(`\nWith ${flags.series} series over without (req/s and server CPU per request, measured in turns):`);
+  console.log(seriesRatioLines(rows).join('\n'));
+}

@@ -12,6 +12,7 @@ import { loadConfig } from '../src/config.js';
 import { createEmbeddedStorage } from '../src/storage/embedded/index.js';
 import { generateCalendar } from './calendar.js';
 import { type ServerMessage, type ParentMessage, sampleFacts } from './protocol.js';
+import { parseSeriesOption } from './series.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -23,6 +24,8 @@ const { values: flags } = parseArgs({
     'shed-ms': { type: 'string', default: '0' },
     // RESPONSE_CACHE_BYTES: 0 turns the response cache off (the cold scenarios); unset, the default.
     'response-cache-bytes': { type: 'string' },
+    // Recurring events besides the single ones: `<series>x<occurrences each>` (bench/series.ts).
+    series: { type: 'string' },
   },
 });
 const events = Number(flags.events);
@@ -32,17 +35,8 @@ const send = (message: ServerMessage): void => {
   process.send!(message);
 };
 
-const started = performance.now();
-const storage = createEmbeddedStorage({ indexes, reason: 'benchmark' });
-const facts = await generateCalendar(storage, { events, now: new Date(), seed: Number(flags.seed), utcZones: flags['utc-zones'] });
-const generatedMs = performance.now() - started;
-// Building the calendar leaves garbage (a million events' inputs and the index builds' scratch):
-// collected now, as the warm-up would only partly do, so the first scenario measures serving
-// rather than the collector finishing the build (a 0.8 s stall in the default listing at a million).
-(globalThis as { gc?: () => void }).gc?.();
-
 // The bench measures the service, not its protections: no rate limit, no load shedding (it would
-// turn slow answers into fast 503s); logs off, seeding off (the store is filled above).
+// turn slow answers into fast 503s); logs off, seeding off (the store is filled below).
 const config = loadConfig({
   SITE_TIMEZONE: 'UTC',
   STORAGE: 'embedded',
@@ -53,6 +47,22 @@ const config = loadConfig({
   MAX_EVENT_LOOP_DELAY_MS: flags['shed-ms'],
   ...(flags['response-cache-bytes'] === undefined ? {} : { RESPONSE_CACHE_BYTES: flags['response-cache-bytes'] }),
 });
+
+const started = performance.now();
+const storage = createEmbeddedStorage({ indexes, reason: 'benchmark' });
+const facts = await generateCalendar(storage, {
+  events,
+  now: new Date(),
+  seed: Number(flags.seed),
+  utcZones: flags['utc-zones'],
+  ...(flags.series === undefined ? {} : { series: { ...parseSeriesOption(flags.series), horizonDays: config.recurrenceHorizonDays } }),
+});
+const generatedMs = performance.now() - started;
+// Building the calendar leaves garbage (a million events' inputs and the index builds' scratch):
+// collected now, as the warm-up would only partly do, so the first scenario measures serving
+// rather than the collector finishing the build (a 0.8 s stall in the default listing at a million).
+(globalThis as { gc?: () => void }).gc?.();
+
 const app = buildApp({ config, storage, logger: false });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const address = app.server.address();

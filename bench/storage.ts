@@ -1,7 +1,8 @@
 /**
  * Storage-level micro-benchmark (a development tool): the event list queries the service compiles,
  * run straight against the embedded engine, per scenario. Usage:
- *   npx tsx bench/storage.ts [--sizes 10000,100000] [--queries 2000]
+ *   npx tsx bench/storage.ts [--sizes 10000,100000] [--queries 2000] [--series 1000x100]
+ * `--series` adds recurring events (bench/series.ts) to each calendar.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -9,10 +10,12 @@ import { indexes } from '../indexes/index.js';
 import { compileEventList, type EventListInput } from '../src/query/events.js';
 import { createEmbeddedStorage } from '../src/storage/embedded/index.js';
 import { type CalendarFacts, generateCalendar, randomGenerator } from './calendar.js';
+import { parseSeriesOption } from './series.js';
 
 const { values: flags } = parseArgs({
-  options: { sizes: { type: 'string', default: '10000,100000' }, queries: { type: 'string', default: '2000' } },
+  options: { sizes: { type: 'string', default: '10000,100000' }, queries: { type: 'string', default: '2000' }, series: { type: 'string' } },
 });
+const series = flags.series === undefined ? undefined : { ...parseSeriesOption(flags.series), horizonDays: 730 };
 const sizes = flags.sizes.split(',').map(Number);
 const queries = Number(flags.queries);
 
@@ -44,9 +47,9 @@ const scenarios: Record<string, Scenario> = {
 for (const size of sizes) {
   const storage = createEmbeddedStorage({ indexes, reason: 'bench' });
   const started = performance.now();
-  const facts = await generateCalendar(storage, { events: size, now: new Date() });
+  const facts = await generateCalendar(storage, { events: size, now: new Date(), ...(series === undefined ? {} : { series }) });
   console.log(
-    `\n${size} events generated in ${((performance.now() - started) / 1000).toFixed(1)} s, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
+    `\n${size} events${series === undefined ? '' : ` and ${facts.occurrences} occurrences of ${facts.seriesIds.length} series`} generated in ${((performance.now() - started) / 1000).toFixed(1)} s, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
   );
   console.log('scenario   mean µs   p50 µs   p99 µs   max µs   avg total');
   for (const [name, scenario] of Object.entries(scenarios)) {

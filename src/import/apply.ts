@@ -2,7 +2,8 @@
  * The write pass: valid records upserted by slug through the services, in dependency order —
  * categories (parents first), tags, venues, organizers, then events, a batch at a time (the records
  * validation kept, or the file read again when there were too many to keep). A stored record is
- * rewritten only when a field would change; a dry run compares and writes nothing. A write the
+ * rewritten only when a field would change; a dry run compares and writes nothing. Records with
+ * `recurrence` are series, written by series.ts. A write the
  * services refuse fails its record alone; any other error stops the run.
  */
 import { ApiError } from '../errors.js';
@@ -12,6 +13,7 @@ import { categoryFields, eventBody, linkedPostBody, termCreateBody, type TermFie
 import { forEachLimit } from './memory.js';
 import { SeedError } from './report.js';
 import { type SeedEvent } from './schemas.js';
+import { writeSeriesRecords } from './series.js';
 import { formatPosition, readSourceSteps, type SeedSource, unchangedSince } from './sources.js';
 import {
   CALLER,
@@ -171,7 +173,8 @@ async function writeBatch(
   deepest: number,
 ): Promise<void> {
   const existing = new Map<string, EventDoc>();
-  for (const doc of await run.storage.events.find({ filter: { slug: { $in: batch.map((p) => p.slug) } } })) existing.set(doc.slug, doc);
+  const singles = batch.filter((p) => p.record.recurrence === undefined);
+  for (const doc of await run.storage.events.find({ filter: { slug: { $in: singles.map((p) => p.slug) } } })) existing.set(doc.slug, doc);
   const refs = { venues: new Set<string>(), organizers: new Set<string>(), categories: new Set<string>(), tags: new Set<string>() };
   const parents = new Set<string>();
   const collect = (resource: SmallResource, s: string): void => void refs[resource].add(s);
@@ -181,8 +184,14 @@ async function writeBatch(
     if (record.post_parent && !layers.has(record.post_parent)) parents.add(record.post_parent);
   }
   await Promise.all([...SMALL.map((r) => run.ids[r].prefetch(refs[r])), run.ids.events.prefetch(parents)]);
+  // Series are no event's parent (validation): written first, apart from the layers.
+  if (singles.length < batch.length)
+    await writeSeriesRecords(
+      run,
+      batch.filter((p) => p.record.recurrence !== undefined),
+    );
   const byLayer: PreparedEvent[][] = Array.from({ length: deepest + 1 }, () => []);
-  for (const prepared of batch) byLayer[prepared.layer]!.push(prepared);
+  for (const prepared of singles) byLayer[prepared.layer]!.push(prepared);
   for (const layer of byLayer) {
     // New events are created together (one insertMany); stored ones are compared one by one.
     const creates = run.dryRun ? [] : layer.filter((prepared) => !existing.has(prepared.slug));

@@ -39,11 +39,9 @@ export function eventBody(
   current: EventDoc | null,
   resolved?: EventDates,
 ): { body: EventCreate; placeholders: boolean } {
-  const { venue, organizer, categories, tags, post_parent: parent, start_date, end_date, date, date_utc } = record;
-  const { siteTimezone, now } = context;
-  const timezone = record.timezone !== undefined ? record.timezone.trim() || siteTimezone : (current?.timezone ?? siteTimezone);
-  const published = date_utc !== undefined ? resolveSeedDate(date_utc, 'UTC', now) : date !== undefined ? resolveSeedDate(date, timezone, now) : null;
-  const anchor = published ?? current?.dateUtc ?? now;
+  const { venue, organizer, categories, tags, post_parent: parent, start_date, end_date } = record;
+  const { now } = context;
+  const { timezone, published, anchor } = recordClock(context, record, current);
   // The validation pass read the dates in the same zone from the same clock: a new event without a
   // publication date (which would anchor relative dates) takes them as they are.
   const reuse = resolved !== undefined && current === null && published === null;
@@ -81,6 +79,22 @@ export function eventBody(
       (typeof body.post_parent === 'number' && body.post_parent < 0) ||
       [body.organizer, body.categories, body.tags].some((ids) => Array.isArray(ids) && ids.some((id) => (id as number) < 0)));
   return { body, placeholders };
+}
+
+/**
+ * The zone an event record's dates are read in, its publication date (null when it gives none), and
+ * the anchor its relative dates count from (run.ts).
+ */
+export function recordClock(
+  context: Pick<MappingContext, 'siteTimezone' | 'now'>,
+  record: Pick<SeedEvent, 'timezone' | 'date' | 'date_utc'>,
+  current: Pick<EventDoc, 'timezone' | 'dateUtc'> | null,
+): { timezone: string; published: Date | null; anchor: Date } {
+  const { siteTimezone, now } = context;
+  const { date, date_utc } = record;
+  const timezone = record.timezone !== undefined ? record.timezone.trim() || siteTimezone : (current?.timezone ?? siteTimezone);
+  const published = date_utc !== undefined ? resolveSeedDate(date_utc, 'UTC', now) : date !== undefined ? resolveSeedDate(date, timezone, now) : null;
+  return { timezone, published, anchor: published ?? current?.dateUtc ?? now };
 }
 
 // eventBody's helpers are module functions rather than closures made for every record.

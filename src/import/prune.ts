@@ -1,13 +1,15 @@
 /**
  * Pruning: the stored records of the resources the run has files for, whose slugs the files do not
  * hold and no file record references. Events, venues and organizers go to the trash through the
- * services (as an API DELETE does; reversible); categories and tags are deleted. Unless removing,
+ * services (as an API DELETE does; reversible), a series with its occurrences (as a DELETE of scope
+ * `all` does; occurrences are never records of the files); categories and tags are deleted. Unless removing,
  * they are only counted and listed.
  */
 import { isClientError } from '../errors.js';
 import { type EventDoc, type Filter, type Storage, type TermDoc } from '../storage/port.js';
 import { LOOKUP_CHUNK } from './memory.js';
 import { type PruneList } from './report.js';
+import { CALLER } from './state.js';
 import { type Resource } from './schemas.js';
 import { type RunState } from './state.js';
 
@@ -29,7 +31,8 @@ export async function prune(run: RunState, remove: boolean): Promise<Partial<Rec
         : (slug: string) => run.fileSlugs[resource].has(slug) || run.referencedStored[resource].has(slug);
     const candidates: Array<{ _id: number; slug: string; parent?: number }> = [];
     await eachStored(run.storage, resource, async (doc) => {
-      if (keep(doc.slug)) return;
+      // An occurrence is its series' (kept or removed with it below), never a record of the files.
+      if (keep(doc.slug) || (doc as { seriesId?: number }).seriesId !== undefined) return;
       list.count++;
       if (list.slugs.length < PRUNE_SAMPLE) list.slugs.push(doc.slug);
       if (!remove) return;
@@ -38,14 +41,39 @@ export async function prune(run: RunState, remove: boolean): Promise<Partial<Rec
       else await removePost(run, resource, doc as never);
     });
     if (remove && candidates.length > 0) await removeTerms(run, resource as 'categories' | 'tags', candidates as TermDoc[]);
+    if (resource === 'events') await pruneSeries(run, list, remove);
   }
   return result;
 }
 
+/** Series (stored, not in the trash) whose slugs the event files do not hold: listed with the events, trashed whole. */
+async function pruneSeries(run: RunState, list: PruneList, remove: boolean): Promise<void> {
+  await eachStored(run.storage, 'series', async (doc) => {
+    if (run.eventSlugs.has(doc.slug)) return;
+    list.count++;
+    if (list.slugs.length < PRUNE_SAMPLE) list.slugs.push(doc.slug);
+    if (!remove) return;
+    // A delete of scope `all` is made through one of the series' occurrences, as the API takes it.
+    const [occurrence] = await run.storage.events.find({ filter: { seriesId: doc._id, status: { $ne: 'trash' } }, limit: 1 });
+    if (occurrence === undefined) {
+      run.counts.events.failed++;
+      run.reporter.info(`events "${doc.slug}" (a series) was not removed: it has no occurrence left to delete it through; delete it through the API.`);
+    } else {
+      await run.events.trash({ id: occurrence._id }, CALLER, undefined, 'all');
+      run.counts.events.removed++;
+    }
+    run.tick('pruning', null);
+  });
+}
+
 /** Every stored record of a resource that is not in the trash, a page at a time by id. */
-async function eachStored(storage: Storage, resource: Resource, visit: (doc: { _id: number; slug: string; status?: string }) => Promise<void>): Promise<void> {
+async function eachStored(
+  storage: Storage,
+  resource: Resource | 'series',
+  visit: (doc: { _id: number; slug: string; status?: string }) => Promise<void>,
+): Promise<void> {
   const collection = storage[resource] as Storage['events'];
-  const posts = resource === 'events' || resource === 'venues' || resource === 'organizers';
+  const posts = resource === 'events' || resource === 'venues' || resource === 'organizers' || resource === 'series';
   let last = 0;
   for (;;) {
     const filter: Filter = posts ? { $and: [{ _id: { $gt: last } }, { status: { $ne: 'trash' } }] } : { _id: { $gt: last } };

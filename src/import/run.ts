@@ -27,6 +27,8 @@
  *   between records is bounded: event slugs as 64-bit fingerprints (16 bytes each), and a
  *   least-recently-used slug→id cache backed by storage lookups.
  *
+ * - An event record with `recurrence` is a series, written through the series service (series.ts).
+ *
  * The passes are modules of their own: validation.ts, apply.ts, prune.ts;
  * mapping.ts makes the services' bodies; state.ts holds what the passes share.
  */
@@ -43,7 +45,8 @@ import { validate } from './validation.js';
 
 export interface SeedOptions {
   storage: Storage;
-  config: Pick<Config, 'siteTimezone' | 'perPageMax'>;
+  /** RECURRENCE_* left out: their defaults (series records, src/import/series.ts). */
+  config: Pick<Config, 'siteTimezone' | 'perPageMax'> & Partial<Pick<Config, 'recurrenceHorizonDays' | 'recurrenceMaxOccurrences'>>;
   /** Seed files and directories. */
   paths: readonly string[];
   /** Validate and compare, write nothing. */
@@ -61,6 +64,9 @@ export interface SeedOptions {
   /** Event records kept from the validation pass for the write pass at most (more: files are read again). */
   keptEventsLimit?: number;
 }
+
+/** RECURRENCE_MAX_OCCURRENCES's default (src/config.ts), for a caller that leaves it out. */
+const DEFAULT_RECURRENCE_MAX_OCCURRENCES = 1000;
 
 /** Event records kept between the passes at most by default (about 1 KB each). */
 const MAX_KEPT_EVENTS = 100_000;
@@ -88,6 +94,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
     concurrency: Math.max(1, options.concurrency ?? 64),
     batchSize: Math.max(1, options.batchSize ?? 1000),
     keptEventsLimit: options.keptEventsLimit ?? MAX_KEPT_EVENTS,
+    recurrenceMaxOccurrences: options.config.recurrenceMaxOccurrences ?? DEFAULT_RECURRENCE_MAX_OCCURRENCES,
   });
   const report = (outcome: SeedOutcome, pruned: Partial<Record<Resource, PruneList>> | null, pruneSkipped?: string): SeedReport => ({
     outcome,

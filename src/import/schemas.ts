@@ -34,10 +34,25 @@ export const SeedSlugSchema = Type.String({
 const OptionalRef = (description: string) => Type.String({ maxLength: MAX_SEED_SLUG_LENGTH, pattern: `^(?:${SLUG_PATTERN.slice(1, -1)})?$`, description });
 const RefList = (description: string) => Type.Array(SeedSlugSchema, { maxItems: MAX_LIST_ITEMS, description });
 
+/**
+ * An event record's `recurrence`: the API's rule, with exdates and rdates that may also be relative
+ * dates like `start_date` (`next thursday +2 weeks`), counted from the same anchor and naming the
+ * local date they fall on, so a seed file's series keeps its exceptions whenever it is loaded.
+ */
+export const SeedRecurrenceSchema = Type.Object(
+  {
+    rrule: Type.String({ minLength: 1, maxLength: 500, description: 'RFC 5545 RRULE, e.g. FREQ=WEEKLY;BYDAY=TU;COUNT=10' }),
+    exdates: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000, description: 'Dates left out (YYYY-MM-DD or relative)' }),
+    ),
+    rdates: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000, description: 'Dates added (YYYY-MM-DD or relative)' })),
+  },
+  { additionalProperties: false, description: 'Makes the record a recurring series (docs/recurrence.md)' },
+);
+export type SeedRecurrence = Static<typeof SeedRecurrenceSchema>;
+
 export const SeedEventSchema = Type.Object(
   {
-    // `recurrence` is left out: the import writes single events, so a seed record naming a rule is
-    // refused rather than stored as one event.
     ...Type.Omit(EventCreateSchema, ['venue', 'organizer', 'categories', 'tags', 'post_parent', 'slug', 'recurrence']).properties,
     slug: Type.Optional(SeedSlugSchema),
     venue: Type.Optional(OptionalRef('Venue slug ("" unlinks)')),
@@ -45,6 +60,7 @@ export const SeedEventSchema = Type.Object(
     categories: Type.Optional(RefList('Category slugs')),
     tags: Type.Optional(RefList('Tag slugs')),
     post_parent: Type.Optional(OptionalRef('Slug of the parent event, e.g. the first of a series ("" clears it)')),
+    recurrence: Type.Optional(SeedRecurrenceSchema),
   },
   { additionalProperties: false },
 );

@@ -67,6 +67,8 @@ export interface RunSettings {
   batchSize: number;
   /** Event records kept from the validation pass for the write pass at most. */
   keptEventsLimit: number;
+  /** RECURRENCE_MAX_OCCURRENCES: the most occurrences a series record's rule may make. */
+  recurrenceMaxOccurrences: number;
 }
 
 const emptyCounts = (): ResourceCounts => ({ created: 0, updated: 0, unchanged: 0, failed: 0, removed: 0 });
@@ -93,6 +95,7 @@ export class RunState {
   readonly concurrency: number;
   readonly batchSize: number;
   readonly keptEventsLimit: number;
+  readonly recurrenceMaxOccurrences: number;
 
   readonly terms: Pick<Services, 'categories' | 'tags'>;
   readonly venues: Services['venues'];
@@ -116,6 +119,8 @@ export class RunState {
   readonly referencedStoredEvents = new SlugFingerprints();
   /** Events of the files that a later event of the files names as its series parent. */
   readonly parentsInFiles = new SlugFingerprints();
+  /** Event records of the files with `recurrence`: series (series.ts), never a `post_parent`. */
+  readonly seriesSlugs = new SlugFingerprints();
   readonly ids: Record<Resource, SlugIds>;
   /** Valid event records per file, kept from the validation pass (null: too many, read again). */
   readonly keptEvents = new Map<SeedSource, KeptEvent[] | null>();
@@ -136,6 +141,7 @@ export class RunState {
     this.dryRun = settings.dryRun;
     this.siteTimezone = settings.siteTimezone;
     this.now = settings.now;
+    this.recurrenceMaxOccurrences = settings.recurrenceMaxOccurrences;
     this.checkContext = { siteTimezone: settings.siteTimezone, now: settings.now };
     this.concurrency = settings.concurrency;
     this.batchSize = settings.batchSize;
@@ -208,7 +214,7 @@ export class RunState {
   }
 
   /** The stored records of some slugs, by slug (a query per LOOKUP_CHUNK slugs). */
-  async storedBySlug<R extends Resource>(resource: R, slugs: string[]): Promise<Map<string, Awaited<ReturnType<Storage[R]['find']>>[number]>> {
+  async storedBySlug<R extends Resource | 'series'>(resource: R, slugs: string[]): Promise<Map<string, Awaited<ReturnType<Storage[R]['find']>>[number]>> {
     const found = new Map<string, Awaited<ReturnType<Storage[R]['find']>>[number]>();
     for (let i = 0; i < slugs.length; i += LOOKUP_CHUNK) {
       const docs = await (this.storage[resource] as Storage['events']).find({ filter: { slug: { $in: slugs.slice(i, i + LOOKUP_CHUNK) } } });

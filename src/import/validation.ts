@@ -13,6 +13,7 @@ import { LOOKUP_CHUNK } from './memory.js';
 import { SeedError } from './report.js';
 import { type FieldError, fieldErrors, type SeedCategory, type SeedEvent, type SeedRecordTypes, type SeedVenue, seedValidator } from './schemas.js';
 import { formatPosition, readSource, readSourceSteps, type RecordPosition, type SeedSource, SourceError } from './sources.js';
+import { checkSeriesRecords } from './series.js';
 import { eachRef, type Entry, fieldOf, type KeptEvent, type RunState, SMALL, type SmallResource } from './state.js';
 
 export async function validate(run: RunState): Promise<void> {
@@ -191,9 +192,15 @@ async function validateEvents(run: RunState, source: SeedSource): Promise<void> 
           run.invalid('events', item, errors, checked?.slug ?? slugToReport('events', item.record));
           continue;
         }
-        keep(run, source, { position: item, record: checked.record, dates: checked.dates });
         const parent = checked.record.post_parent;
         const parentSeen = parent !== undefined && parent !== '' && run.eventSlugs.has(parent);
+        if (parentSeen && run.seriesSlugs.has(parent)) {
+          const message = `post_parent names "${parent}", a recurring event: its occurrences are its only children.`;
+          run.invalid('events', item, [{ field: 'post_parent', message }], checked.slug);
+          continue;
+        }
+        if (checked.record.recurrence !== undefined) run.seriesSlugs.add(checked.slug);
+        keep(run, source, { position: item, record: checked.record, dates: checked.dates });
         if (parentSeen) run.parentsInFiles.add(parent);
         batch.push({ position: item, record: checked.record, slug: checked.slug, parentSeen });
         if (batch.length >= run.batchSize) {
@@ -232,6 +239,11 @@ async function checkEventReferences(run: RunState, batch: readonly Pending[]): P
     if (typeof run.ids[resource].get(s) === 'number') run.referencedStored[resource].add(s);
     else errors.push({ field: fieldOf[resource], message: `${fieldOf[resource]} names "${s}", which is neither in the seed files nor stored.` });
   };
+  // Series records: their rules, checked against the stored series' anchors (series.ts).
+  const invalidSeries = await checkSeriesRecords(
+    run,
+    batch.filter((pending) => pending.record.recurrence !== undefined),
+  );
   for (const pending of batch) {
     named = false;
     eachRef(pending.record, collect);
@@ -240,11 +252,12 @@ async function checkEventReferences(run: RunState, batch: readonly Pending[]): P
       named = true;
     }
     if (named) outside.push(pending);
-    else run.eventRecords++;
+    else if (!invalidSeries.has(pending)) run.eventRecords++;
   }
   if (outside.length === 0) return;
   await Promise.all([...SMALL.map((r) => run.ids[r].prefetch(refs[r])), run.ids.events.prefetch(parents)]);
-  for (const { position, record, slug, parentSeen } of outside) {
+  for (const pending of outside) {
+    const { position, record, slug, parentSeen } = pending;
     if (errors.length > 0) errors = [];
     eachRef(record, resolve);
     if (record.post_parent && !parentSeen) {
@@ -256,7 +269,7 @@ async function checkEventReferences(run: RunState, batch: readonly Pending[]): P
         });
     }
     if (errors.length > 0) run.invalid('events', position, errors, slug);
-    else run.eventRecords++;
+    else if (!invalidSeries.has(pending)) run.eventRecords++;
   }
 }
 

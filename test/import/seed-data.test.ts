@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apiValidator, seedValidator } from '../../src/import/schemas.js';
 import { defaultSeedsDir } from '../../src/import/sources.js';
 import { loadConfig } from '../../src/config.js';
+import { formatWallClock } from '../../src/lib/dates/index.js';
 import { slugFrom } from '../../src/lib/slug.js';
 import { seedIfEmpty } from '../../src/import/seed-on-start.js';
 import { type Storage } from '../../src/storage/port.js';
@@ -21,6 +22,8 @@ let seeds: Record<'categories' | 'tags' | 'venues' | 'organizers' | 'events', Re
 beforeAll(() => {
   seeds = { categories: read('categories'), tags: read('tags'), venues: read('venues'), organizers: read('organizers'), events: read('events') };
 });
+
+const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 const storages: Storage[] = [];
 afterEach(async () => {
@@ -38,9 +41,21 @@ describe('seed data', () => {
   it('is valid against the API create schemas once slugs become ids', () => {
     const ids = (list: unknown) => (list as string[]).map((_, i) => i + 1);
     for (const event of seeds.events) {
-      const { venue, organizer, categories, tags, post_parent, ...rest } = event;
+      const { venue, organizer, categories, tags, post_parent, recurrence, ...rest } = event;
+      // A series' exdates and rdates may be relative in seed files; the API takes the local dates they name.
+      const local = (list: unknown) => (list as string[]).map(() => '2030-01-01');
+      const rule = recurrence as { rrule: string; exdates?: string[]; rdates?: string[] } | undefined;
       const body = {
         ...rest,
+        ...(rule !== undefined
+          ? {
+              recurrence: {
+                rrule: rule.rrule,
+                ...(rule.exdates ? { exdates: local(rule.exdates) } : {}),
+                ...(rule.rdates ? { rdates: local(rule.rdates) } : {}),
+              },
+            }
+          : {}),
         ...(venue !== undefined ? { venue: 1 } : {}),
         ...(organizer !== undefined ? { organizer: ids(organizer) } : {}),
         ...(categories !== undefined ? { categories: ids(categories) } : {}),
@@ -123,7 +138,9 @@ describe('seed data', () => {
     const logs: string[] = [];
     const report = await seedIfEmpty({ storage, config, log: { info: (m) => logs.push(m) } });
     expect(report?.outcome).toBe('ok');
-    expect(await storage.events.count({})).toBe(seeds.events.length);
+    const series = seeds.events.filter((e) => e.recurrence !== undefined);
+    expect(await storage.series.count({})).toBe(series.length);
+    expect(await storage.events.count({ seriesId: { $exists: false } })).toBe(seeds.events.length - series.length);
     expect(await storage.venues.count({ location: { $ne: null } })).toBe(40);
     expect(await storage.organizers.count({})).toBe(25);
     expect(await storage.categories.count({})).toBe(seeds.categories.length);
@@ -131,6 +148,35 @@ describe('seed data', () => {
     expect(logs[0]).toMatch(/^seed: loaded \d+ categories, 30 tags, 40 venues, 25 organizers, \d+ events in \d+ ms$/);
     // Upcoming whenever it is loaded.
     expect(await storage.events.count({ startUtc: { $gt: new Date() } })).toBeGreaterThanOrEqual(300);
+
+    // The series: their occurrences are events listed under the series' id, dated from the load.
+    const occurrences = async (slug: string) => {
+      const stored = await storage.series.findOne({ slug });
+      return storage.events.find({ filter: { postParent: stored!._id }, sort: [['startUtc', 1]] });
+    };
+    expect(await occurrences('life-drawing-class')).toHaveLength(12);
+    // The market: every first Saturday after its opening day, 09:00 in Cape Town.
+    const market = await occurrences('kirstenbosch-makers-market');
+    expect(market).toHaveLength(12);
+    for (const o of market.slice(1)) {
+      expect(new Date(`${o.occurrenceDate}T00:00:00Z`).getUTCDay(), o.slug).toBe(6);
+      expect(Number(o.occurrenceDate!.slice(8)), o.slug).toBeLessThanOrEqual(7);
+      expect(o.startUtc.toISOString().slice(11, 16)).toBe('07:00');
+    }
+    // Late Thursdays: the third Thursday left out, a Saturday added.
+    const thursdays = await occurrences('orsay-late-thursdays');
+    const stored = await storage.series.findOne({ slug: 'orsay-late-thursdays' });
+    expect(thursdays).toHaveLength(10);
+    expect(stored!.recurrence.exdates).toEqual([addDays(thursdays[0]!.occurrenceDate!, 14)]);
+    expect(stored!.recurrence.rdates).toEqual([addDays(thursdays[0]!.occurrenceDate!, 9)]);
+    expect(thursdays.map((o) => o.occurrenceDate)).not.toContain(stored!.recurrence.exdates[0]);
+    expect(thursdays.map((o) => o.occurrenceDate)).toContain(stored!.recurrence.rdates[0]);
+    // The choir: 19:00–21:00 in Berlin every week, on both sides of a change of summer time.
+    const choir = await occurrences('konzerthaus-choir-rehearsal');
+    expect(choir).toHaveLength(40);
+    expect(new Set(choir.map((o) => formatWallClock(o.startUtc, 'Europe/Berlin').slice(11)))).toEqual(new Set(['19:00:00']));
+    expect(new Set(choir.map((o) => formatWallClock(o.endUtc, 'Europe/Berlin').slice(11)))).toEqual(new Set(['21:00:00']));
+    expect(new Set(choir.map((o) => o.startUtc.toISOString().slice(11, 16)))).toEqual(new Set(['17:00', '18:00']));
 
     expect(await seedIfEmpty({ storage, config, log: { info: (m) => logs.push(m) } })).toBeNull();
     expect(logs[1]).toBe('seed: the store has data; nothing loaded');
