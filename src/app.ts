@@ -4,7 +4,7 @@
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import { type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions, type RawServerDefault } from 'fastify';
 import { type Config } from './config.js';
 import { appLogging } from './logger.js';
 import { NoRouteError, invalidParam } from './errors.js';
@@ -81,33 +81,7 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   // on the mongodb engine, whose reads never return the same document object twice.
   const caches = createSerializeCaches(serializeCacheSizes(config, storage.engine));
 
-  const app = Fastify({
-    // Logging, and the rule that keeps credentials out of it: src/logger.ts.
-    ...appLogging(logger, config.logLevel),
-    bodyLimit: config.bodyLimit,
-    requestTimeout: config.requestTimeoutMs,
-    connectionTimeout: config.requestTimeoutMs,
-    keepAliveTimeout: 72_000,
-    trustProxy: config.trustProxy,
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
-    return503OnClosing: true,
-    // Health probes' request lines at debug, everything else as Fastify logs it.
-    logController: new ProbeQuietLogController(),
-    clientErrorHandler,
-    // Reliability: router errors (bad percent-encoding, over-long parameters) in the error shape too.
-    frameworkErrors: (error, request, reply) => replyWithRouterError(error, request, reply as FastifyReply),
-    // The language roots: the router sees the namespace's and the home page's URLs without their
-    // root, so their routes are registered once for every root (src/routes/roots.ts); the
-    // namespace's also under the drop-in path `/wp-json/tribe/events/v1` (TEC_COMPAT_PATH).
-    rewriteUrl: (request) => routedUrl(request.url ?? '/', config.tecCompatPath),
-    routerOptions: {
-      // `rest_url` links end in a slash (`…/events/`), as the reference's do.
-      ignoreTrailingSlash: true,
-      maxParamLength: 500,
-      querystringParser: parseQueryString,
-    },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  const app = Fastify(serverOptions(config, logger)).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidation(app);
   installErrorHandling(app);
@@ -174,6 +148,37 @@ export function buildApp({ config, storage: rawStorage, logger, now }: AppOption
   // `/`, `/en`, `/de`, `/fr`: links to the above for a visitor (outside the namespace, not catalogued).
   app.register(homeRoutes, { docs });
   return app;
+}
+
+/** Fastify's own options: limits and timeouts, logging, the language roots and the router's errors. */
+function serverOptions(config: Config, logger: AppOptions['logger']): FastifyHttpOptions<RawServerDefault, FastifyBaseLogger> {
+  return {
+    // Logging, and the rule that keeps credentials out of it: src/logger.ts.
+    ...appLogging(logger, config.logLevel),
+    bodyLimit: config.bodyLimit,
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: 72_000,
+    trustProxy: config.trustProxy,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    // Health probes' request lines at debug, everything else as Fastify logs it.
+    logController: new ProbeQuietLogController(),
+    clientErrorHandler,
+    // Reliability: router errors (bad percent-encoding, over-long parameters) in the error shape too.
+    frameworkErrors: (error, request, reply) => replyWithRouterError(error, request, reply),
+    // The language roots: the router sees the namespace's and the home page's URLs without their
+    // root, so their routes are registered once for every root (src/routes/roots.ts); the
+    // namespace's also under the drop-in path `/wp-json/tribe/events/v1` (TEC_COMPAT_PATH).
+    rewriteUrl: (request) => routedUrl(request.url ?? '/', config.tecCompatPath),
+    routerOptions: {
+      // `rest_url` links end in a slash (`…/events/`), as the reference's do.
+      ignoreTrailingSlash: true,
+      maxParamLength: 500,
+      querystringParser: parseQueryString,
+    },
+  };
 }
 
 /** The routes of the resources and of incremental sync, in the reference's order (ours last). */

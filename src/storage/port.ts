@@ -72,10 +72,7 @@ export interface EventDoc extends PostDoc {
   tagIds: number[];
   /** Event password; null when not protected. Never serialised. */
   password: string | null;
-  /**
-   * An occurrence of a series (src/services/recurrence/): the series' id (`postParent` holds it
-   * too, so `post_parent=<series id>` lists the occurrences). Absent on single events.
-   */
+  /** An occurrence's series (src/services/recurrence/), also its `postParent`; absent on single events. */
   seriesId?: number;
   /** An occurrence's original local date in its zone (`YYYY-MM-DD`): its RFC 5545 RECURRENCE-ID. */
   occurrenceDate?: string;
@@ -100,10 +97,7 @@ export interface StoredRecurrence {
  */
 export interface SeriesDoc extends Omit<EventDoc, 'seriesId' | 'occurrenceDate' | 'isException'> {
   recurrence: StoredRecurrence;
-  /**
-   * The first date of the rule without an occurrence yet (`YYYY-MM-DD`), null when every date has
-   * one: occurrences are written up to the horizon and the rest as time passes.
-   */
+  /** The rule's first date without an occurrence yet (`YYYY-MM-DD`; null: none): written as time passes. */
   nextDate: string | null;
 }
 
