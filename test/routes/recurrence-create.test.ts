@@ -219,4 +219,30 @@ describe.each(engines)('$name engine: creating recurring series', (engine) => {
     expect(ours(await get(`${API}/events?post_parent=${String(series.id)}`))).toEqual(dates);
     expect(ours(await get(`${API}/events?post_parent=${String(series.id)}&start_date=2026-04-01`))).toEqual(dates.slice(1));
   });
+
+  it('Idempotency-Key: a create sent again answers the same series and writes no second one', async () => {
+    const post = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `${API}/events`,
+        headers: { ...EDITOR, 'idempotency-key': `series-key-${engine.name}` },
+        payload: {
+          title: 'Retried market',
+          start_date: '2026-05-02 08:00:00',
+          end_date: '2026-05-02 13:00:00',
+          recurrence: { rrule: 'FREQ=MONTHLY;BYDAY=1SA;COUNT=3' },
+        },
+      });
+    const first = await post();
+    expect(first.statusCode, first.body).toBe(201);
+    const before = await countAll(t.storage);
+    const again = await post();
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect(await countAll(t.storage)).toEqual(before);
+    const { total, events } = await occurrencesOf(json(first).id);
+    expect(total).toBe(3);
+    expect(events.map((e) => e.start_date)).toEqual(['2026-05-02 08:00:00', '2026-06-06 08:00:00', '2026-07-04 08:00:00']);
+  });
 });
