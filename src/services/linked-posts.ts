@@ -301,7 +301,10 @@ function linkedPostWrites<D extends LinkedPostDoc, I extends LinkedPostInput>(
       return writes.run(_id, async () => {
         const current = await find({ id: _id });
         precondition?.(asSeen(current, now()));
-        if (current.status === 'trash') throw new GoneError(def.kind);
+        if (current.status === 'trash') {
+          await tombstones.ensureGone(def.kind, current._id, current.modifiedUtc);
+          throw new GoneError(def.kind);
+        }
         const trashed = await collection.updateById(current._id, { $set: { status: 'trash', modifiedUtc: now() } as Partial<D> });
         if (!trashed) throw new NotFoundError(def.kind, current._id);
         await afterWrite(current, trashed);

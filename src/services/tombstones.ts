@@ -124,7 +124,21 @@ function tombstoneWrites({ storage, retentionDays, now, onPruneError }: Required
     pruning.poke(at);
   }
 
-  return { recordChange, prune, pruning: pruning.running };
+  /**
+   * A record found already trashed when asked to trash it again (a retried DELETE, 410): its
+   * tombstone for everyone exists. The write that trashed it may have failed after the record's
+   * write and before the tombstone's; then it is written now, dated now, so a client that synced
+   * in between still receives it. A record trashed longer ago than the retention gets none: its
+   * tombstone may have been pruned on purpose.
+   */
+  async function ensureGone(type: TombstoneType, recordId: number, trashedAt: Date): Promise<void> {
+    const at = now();
+    if (trashedAt.getTime() < at.getTime() - retentionDays * DAY_MS) return;
+    if ((await tombstones.findById(tombstoneId(type, recordId)))?.audience === 'all') return;
+    await put(type, recordId, 'all', at);
+  }
+
+  return { recordChange, ensureGone, prune, pruning: pruning.running };
 }
 
 export function createTombstones({ storage, retentionDays, siteTimezone, perPageMax, now = () => new Date(), onPruneError = () => undefined }: TombstonesDeps) {
@@ -153,6 +167,7 @@ export function createTombstones({ storage, retentionDays, siteTimezone, perPage
 
   return {
     recordChange: writes.recordChange,
+    ensureGone: writes.ensureGone,
     prune: writes.prune,
     /** The background pruning running now, if any (tests wait for it). */
     pruning: writes.pruning,
@@ -191,4 +206,4 @@ export function createTombstones({ storage, retentionDays, siteTimezone, perPage
 
 export type Tombstones = ReturnType<typeof createTombstones>;
 /** What the services that trash, delete or hide records need of the tombstones. */
-export type TombstoneRecorder = Pick<Tombstones, 'recordChange'>;
+export type TombstoneRecorder = Pick<Tombstones, 'recordChange' | 'ensureGone'>;

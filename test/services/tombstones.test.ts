@@ -82,6 +82,25 @@ describe.each(engines.map((engine) => [engine.name, engine] as const))('%s engin
     expect(await storage.tombstones.count({})).toBe(0);
   });
 
+  it('ensureGone: writes the tombstone for everyone a failed trash left out, dated now; keeps one that stands', async () => {
+    const tombstones = service(2);
+    const trashedAt = new Date(at);
+    at += 1000;
+    await tombstones.ensureGone('event', 11, trashedAt);
+    expect(await stone(11)).toEqual({ audience: 'all', deletedAt: at });
+    // Standing already: left as it was, so a retried DELETE reports nothing new.
+    at += 1000;
+    await tombstones.ensureGone('event', 11, trashedAt);
+    expect(await stone(11)).toEqual({ audience: 'all', deletedAt: at - 1000 });
+    // One for anonymous callers only becomes one for everyone.
+    await tombstones.recordChange('venue', 12, 'public', 'token');
+    await tombstones.ensureGone('venue', 12, new Date(at));
+    expect((await storage.tombstones.findById(tombstoneId('venue', 12)))?.audience).toBe('all');
+    // Trashed longer ago than the retention: its tombstone may have been pruned on purpose.
+    await tombstones.ensureGone('organizer', 13, new Date(at - 3 * DAY));
+    expect(await storage.tombstones.findById(tombstoneId('organizer', 13))).toBeNull();
+  });
+
   it('tells records of different types with the same id apart', async () => {
     const tombstones = service();
     await tombstones.recordChange('category', 7, null, 'none');

@@ -123,7 +123,10 @@ export function createEventWrites({ storage, siteTimezone, links: linker, catego
   }
 
   async function trashDoc(current: EventDoc): Promise<EventDoc> {
-    if (current.status === 'trash') throw new GoneError('event');
+    if (current.status === 'trash') {
+      await tombstones.ensureGone('event', current._id, current.modifiedUtc);
+      throw new GoneError('event');
+    }
     const at = now();
     const updated = await storage.events.updateById(current._id, { $set: { status: 'trash', modifiedUtc: at } });
     if (!updated) throw new NotFoundError('event', current._id);

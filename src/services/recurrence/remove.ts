@@ -4,7 +4,7 @@
  * occurrence and every later one (with nothing before it, that is `all`); `all` trashes the series
  * and every occurrence. Each trashed occurrence leaves a tombstone, as any trashed event does.
  */
-import { GoneError, invalidParam } from '../../errors.js';
+import { invalidParam } from '../../errors.js';
 import { RecurrenceError, ruleUntilBefore, withExdate } from '../../lib/recurrence/index.js';
 import { type EventDoc, type Filter, type SeriesDoc, type Storage } from '../../storage/port.js';
 import { type EventWrites } from '../events/writes.js';
@@ -27,7 +27,8 @@ export function createSeriesRemovals({ storage, writes, now }: SeriesRemovalsDep
   }
 
   async function removeOccurrence(series: SeriesDoc, occurrence: EventDoc, scope: Scope): Promise<EventDoc> {
-    if (occurrence.status === 'trash') throw new GoneError('event');
+    // Already trashed: 410, its tombstone made sure of (writes.ts).
+    if (occurrence.status === 'trash') return writes.trashDoc(occurrence);
     const at = now();
     const date = occurrence.occurrenceDate as string;
     const before = scope === 'all' ? null : ruleUntilBefore(series.recurrence, seriesClock(series).startDate, date);
