@@ -8,9 +8,8 @@
  *   falls on, so loading the file again means the same dates.
  * - A stored series is compared with its record: template fields as an event update would resolve
  *   them, and the rule as src/lib/recurrence/ normalises it. Nothing changed: nothing is written.
- *   A change fails the record: the series service cannot change a whole series yet.
+ *   A change updates the series as an update of scope `all` would (exceptions keep their changes).
  */
-import { InvalidParamsError } from '../errors.js';
 import { allDayBounds, formatWallClock } from '../lib/dates/index.js';
 import { parseRecurrence, RecurrenceError, type RecurrenceInput } from '../lib/recurrence/index.js';
 import { type EventCreate } from '../schemas/events.js';
@@ -141,10 +140,7 @@ async function upsertSeries(run: RunState, { record, slug, dates }: PreparedEven
   const changed = await run.events.changes(template, body, CALLER);
   const startDate = formatWallClock(changed.startUtc ?? current.startUtc, changed.timezone ?? current.timezone).slice(0, 10);
   if (Object.keys(changed).length === 0 && sameRule(current.recurrence, recurrence, startDate, run.recurrenceMaxOccurrences)) return 'unchanged';
-  // The series service has no update of a whole series yet: the record fails, the series stays as stored.
-  throw new InvalidParamsError({ recurrence: STORED_SERIES_DIFFERS });
+  // As an update of scope `all` would: exceptions keep their own changes, surviving dates their ids.
+  if (!run.dryRun) await run.events.updateSeries(current._id, { ...body, recurrence }, CALLER);
+  return 'updated';
 }
-
-/** Why a series record that differs from its stored series fails. */
-export const STORED_SERIES_DIFFERS =
-  'recurrence: the stored series differs from this record (a field or the rule); the seed command creates series but does not change them yet — change it through the API, or remove it and load the record again.';

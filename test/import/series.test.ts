@@ -1,10 +1,9 @@
 /**
  * Event records with `recurrence` (src/import/series.ts): loaded as series through the series
- * service, stable when loaded again, refused when the file changes a stored one, checked like
+ * service, stable when loaded again, updated as scope `all` when the file changes a stored one, checked like
  * every other record, pruned as a whole by --prune (never their occurrences on their own).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { STORED_SERIES_DIFFERS } from '../../src/import/series.js';
 import { type EventDoc, type Storage } from '../../src/storage/port.js';
 import { openStorage, seed, seedDir, smallCalendar } from './fixtures.js';
 
@@ -132,24 +131,44 @@ describe('seed records with recurrence', () => {
     expect(problems.map((p) => [p.slug, p.field])).toEqual([['child', 'post_parent']]);
   });
 
-  it('fail when the record differs from the stored series, which stays as it is', async () => {
+  it('update a stored series the record changes, as scope all: ids of surviving dates kept, removed ones trashed', async () => {
     writeEvents(CLASS);
     await seed(storage, [dir.dir], { now: NOW });
     const series = await storage.series.findOne({ slug: 'pottery-class' });
     const before = await occurrencesOf(series!._id);
-    for (const changed of [
-      { ...CLASS, title: 'Pottery Evening' },
-      { ...CLASS, recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TU;COUNT=3' } },
-    ]) {
-      writeEvents(changed);
-      const { report, problems } = await seed(storage, [dir.dir], { now: NOW });
-      expect(report.outcome).toBe('failed');
-      expect(report.counts.events).toMatchObject({ failed: 1, unchanged: 3, updated: 0 });
-      expect(problems.map((p) => [p.kind, p.slug, p.field])).toEqual([['failed', 'pottery-class', 'recurrence']]);
-      expect(problems[0]!.message).toBe(STORED_SERIES_DIFFERS);
-      expect(await storage.series.findById(series!._id)).toEqual(series);
-      expect(await occurrencesOf(series!._id)).toEqual(before);
-    }
+    expect(before).toHaveLength(5);
+
+    // A new title, and a rule that ends two weeks earlier.
+    writeEvents({ ...CLASS, title: 'Pottery Evening', recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TU;COUNT=3' } });
+    const { report, problems } = await seed(storage, [dir.dir], { now: NOW });
+    expect(problems).toEqual([]);
+    expect(report.counts.events).toMatchObject({ failed: 0, unchanged: 3, updated: 1 });
+    const stored = await storage.series.findById(series!._id);
+    expect(stored).toMatchObject({ title: 'Pottery Evening', recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TU;COUNT=3' } });
+    const after = await occurrencesOf(series!._id);
+    expect(after.map((o) => o._id)).toEqual(before.slice(0, 3).map((o) => o._id));
+    expect(after.map((o) => o.title)).toEqual(['Pottery Evening', 'Pottery Evening', 'Pottery Evening']);
+    // Same wall clock as before across the DST change: only the title moved.
+    expect(after.map((o) => o.startUtc)).toEqual(before.slice(0, 3).map((o) => o.startUtc));
+    for (const removed of before.slice(3)) expect((await storage.events.findById(removed._id))?.status).toBe('trash');
+
+    // Loaded again: nothing left to change.
+    const again = await seed(storage, [dir.dir], { now: NOW });
+    expect(again.report.counts.events).toMatchObject({ failed: 0, unchanged: 4, updated: 0 });
+  });
+
+  it("move a series whose record moves its start, keeping the occurrences' wall clock", async () => {
+    writeEvents(CLASS);
+    await seed(storage, [dir.dir], { now: NOW });
+    const series = await storage.series.findOne({ slug: 'pottery-class' });
+    const before = await occurrencesOf(series!._id);
+    writeEvents({ ...CLASS, start_date: '2026-03-10 18:30', end_date: '2026-03-10 20:30' });
+    const { problems } = await seed(storage, [dir.dir], { now: NOW });
+    expect(problems).toEqual([]);
+    const after = await occurrencesOf(series!._id);
+    expect(after.map((o) => o._id)).toEqual(before.map((o) => o._id));
+    // 18:30 Berlin: 17:30 UTC in winter time, 16:30 UTC from 29 March.
+    expect(after.map((o) => o.startUtc.toISOString().slice(5, 16))).toEqual(['03-10T17:30', '03-17T17:30', '03-24T17:30', '03-31T16:30', '04-07T16:30']);
   });
 
   it('are counted, not written, by a dry run', async () => {

@@ -38,6 +38,19 @@ describe.each(engines)('$name engine: scopes of occurrence writes', (engine) => 
       recurrence: { rrule },
     });
 
+  it('all and following: a new title is searchable on every occurrence it reaches, the old one no longer', async () => {
+    const series = await tuesdays('Glazing workshop', 4);
+    const ids = (await occurrences(series.id)).map((o) => o.id);
+    const found = async (words: string) =>
+      ((await read(`/events?search=${encodeURIComponent(words)}&start_date=2000-01-01&per_page=50`)).events as Body[] | undefined)?.map((e) => e.id) ?? [];
+    expect((await write('PATCH', `/events/${String(ids[0])}?scope=all`, { title: 'Raku firing' })).statusCode).toBe(200);
+    expect(await found('raku firing')).toEqual(ids);
+    expect(await found('glazing workshop')).toEqual([]);
+    expect((await write('PATCH', `/events/${String(ids[2])}?scope=following`, { title: 'Kiln evening' })).statusCode).toBe(200);
+    expect(await found('kiln evening')).toEqual(ids.slice(2));
+    expect(await found('raku firing')).toEqual(ids.slice(0, 2));
+  });
+
   it('this: the occurrence becomes an exception, keeps its id and date; the others are unchanged', async () => {
     const series = await tuesdays('Scope this', 3);
     const [first, second, third] = await occurrences(series.id);

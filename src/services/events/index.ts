@@ -141,6 +141,7 @@ export function createEventsService({
 
     /** GET /series/{id}. */
     getSeries: recurrence.getSeries,
+    updateSeries: recurrence.updateSeries,
 
     /** Writes the occurrences that entered the horizon (the app runs it at start and hourly). */
     extendSeries: recurrence.extendSeries,

@@ -83,8 +83,9 @@ export function createSeriesEdits({ storage, writes, occurrences, series: create
       if (recurrence !== undefined) rule = checkRuleFrom(recurrence, startDate, maxOccurrences, errors);
       else if (base !== undefined) rule = shiftedRule(base.rule, base.startDate, change.days, errors);
     };
-    await writes.prepareUpdate(occurrence, fields, caller, check);
-    return { change: change as SeriesChange, rule: rule as StoredRecurrence, slug };
+    const set = await writes.prepareUpdate(occurrence, fields, caller, check);
+    // Again from the final fields: the derived ones (search terms, a schedule) are added after the check.
+    return { change: changeOf(series, occurrence, fields, set), rule: rule as StoredRecurrence, slug };
   }
 
   /** The series' stored fields replaced by `target`'s; a slug another series holds is a 409. */
@@ -144,5 +145,14 @@ export function createSeriesEdits({ storage, writes, occurrences, series: create
     return stored;
   }
 
-  return { editOccurrence };
+  /**
+   * A change to the whole series stated as the series itself (a seed record): its dates are the
+   * first occurrence's, so it is scope `all` through the series' first date.
+   */
+  async function editSeries(series: SeriesDoc, input: EventInput, caller: Caller): Promise<void> {
+    const first = { ...series, occurrenceDate: seriesClock(series).startDate } as EventDoc;
+    await editAll(series, first, input, caller);
+  }
+
+  return { editOccurrence, editSeries };
 }

@@ -40,7 +40,7 @@ export function createRecurrence({ storage, writes, reads, locks, horizonDays, m
   const occurrences = createOccurrenceWrites({ storage, horizonDays, now });
   const creates = createSeriesCreate({ storage, writes, occurrences, maxOccurrences });
   const seriesReads = createSeriesReads({ storage, reads, now });
-  const { editOccurrence } = createSeriesEdits({ storage, writes, occurrences, series: creates, maxOccurrences, now });
+  const { editOccurrence, editSeries } = createSeriesEdits({ storage, writes, occurrences, series: creates, maxOccurrences, now });
   const { removeOccurrence } = createSeriesRemovals({ storage, writes, now });
 
   /**
@@ -76,6 +76,9 @@ export function createRecurrence({ storage, writes, reads, locks, horizonDays, m
     /** DELETE of an occurrence, like updateOccurrence. */
     trashOccurrence: (occurrence: EventDoc, current: () => Promise<EventDoc>, scope: Scope) =>
       underSeries(occurrence, async (series) => removeOccurrence(series, await current(), scope)),
+    /** A change to a whole series stated as the series (its dates the first occurrence's), under its lock. */
+    updateSeries: (seriesId: number, input: EventInput, caller: Caller) =>
+      locks.run(seriesId, async () => editSeries(await seriesReads.findSeries(seriesId), input, caller)),
     getSeries: seriesReads.getSeries,
     extendSeries,
   };
