@@ -139,11 +139,9 @@ export function createEventsService({
       return recurrence.getSeries(series._id, { caller, context: 'edit' });
     },
 
-    /** GET /series/{id}. */
+    /** GET /series/{id}; a whole series changed as itself (the seed command); the occurrences that entered the horizon (run at start and hourly). */
     getSeries: recurrence.getSeries,
     updateSeries: recurrence.updateSeries,
-
-    /** Writes the occurrences that entered the horizon (the app runs it at start and hourly). */
     extendSeries: recurrence.extendSeries,
 
     /**

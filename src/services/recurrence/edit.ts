@@ -46,6 +46,19 @@ interface Prepared {
   slug: string | undefined;
 }
 
+/** The rule the changed series (all) or the new one (following) starts from, before a day shift. */
+function baseRule(series: SeriesDoc, date: string | null, errors: ParamErrors): { rule: StoredRecurrence; startDate: string } | undefined {
+  const { startDate } = seriesClock(series);
+  if (date === null) return { rule: series.recurrence, startDate };
+  try {
+    return { rule: ruleFrom(series.recurrence, startDate, date), startDate: date };
+  } catch (error) {
+    if (!(error instanceof RecurrenceError)) throw error;
+    errors.add('scope', error.message);
+    return undefined;
+  }
+}
+
 export function createSeriesEdits({ storage, writes, occurrences, series: creates, maxOccurrences, now }: SeriesEditsDeps) {
   async function editThis(occurrence: EventDoc, input: EventInput, caller: Caller): Promise<EventDoc> {
     const check: WriteCheck = (_set, postParent, errors) => {
@@ -54,19 +67,6 @@ export function createSeriesEdits({ storage, writes, occurrences, series: create
     };
     const set = await writes.prepareUpdate(occurrence, input, caller, check);
     return writes.applyUpdate(occurrence, { ...set, isException: true });
-  }
-
-  /** The rule the changed series (all) or the new one (following) starts from, before a day shift. */
-  function baseRule(series: SeriesDoc, date: string | null, errors: ParamErrors): { rule: StoredRecurrence; startDate: string } | undefined {
-    const { startDate } = seriesClock(series);
-    if (date === null) return { rule: series.recurrence, startDate };
-    try {
-      return { rule: ruleFrom(series.recurrence, startDate, date), startDate: date };
-    } catch (error) {
-      if (!(error instanceof RecurrenceError)) throw error;
-      errors.add('scope', error.message);
-      return undefined;
-    }
   }
 
   /** Resolves the body against the occurrence; `from`: the split date (following), null for all. */
