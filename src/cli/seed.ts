@@ -17,7 +17,7 @@ export const SEED_USAGE = `Usage: npm run seed -- [files or directories] [option
 
 Loads seed files (default: the seeds/ directory) into the configured storage, upserting by slug.
 Files are named after their resource: categories*, tags*, venues*, organizers*, events*
-(.json arrays; .jsonl/.ndjson one record a line; events also .csv). See README "Loading data".
+(.json arrays; .jsonl/.ndjson one record a line; events also .csv). See docs/seeding.md.
 
 Options:
   --dry-run          validate and compare with the store; write nothing

@@ -2,7 +2,7 @@
  * Events as CSV: one event a row, a header row naming the columns (any order, any subset that
  * includes the required ones). Cells are the API's values as text; an empty cell leaves the field out.
  * List columns (organizer, categories, tags) hold slugs separated by commas (quote the cell).
- * The README's "Loading data" section documents these columns.
+ * docs/seeding.md documents these columns.
  */
 import { type FieldError } from './schemas.js';
 

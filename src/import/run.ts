@@ -4,7 +4,7 @@
  * organizers, events), and optionally removes what the files no longer hold. The seed command
  * (src/cli/seed.ts) and start-up seeding (src/import/seed-on-start.ts) both run it.
  *
- * Rules (documented in the README, "Loading data"):
+ * Rules (documented in docs/seeding.md):
  * - Nothing is written unless every record is valid: the API's schemas (schemas.ts), the
  *   services' own value checks (dates, time zones, costs, URLs), unique slugs, and references that
  *   name a record of the files or of the store. Every problem is reported with file, index and field.
